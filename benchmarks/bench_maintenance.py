@@ -1,7 +1,7 @@
 """Benchmark: one maintenance cycle (prune + merge, paper §3.5) on a synthetic memory of
 10,000 skills and 100,000 hyperedges.
 
-The memory is built from plain records with ``hyperskill_lite.io.from_state`` (no model,
+The memory is built from plain records with ``hyperskill_lite.core.io.from_state`` (no model,
 no ``add_trajectory``: dedup against 10k skills and a retrieval over 100k hyperedges per
 insertion would take many minutes), with real HashingEncoder embeddings of real-looking
 text. Skills fall into topics and every hyperedge takes 2-4 skills of one topic (and
@@ -40,10 +40,10 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from hyperskill_lite.config import HyperSkillConfig  # noqa: E402
-from hyperskill_lite.embed import HashingEncoder  # noqa: E402
-from hyperskill_lite.io import FORMAT, VERSION, from_state  # noqa: E402
-from hyperskill_lite.maintenance import TemplateMerger, maintain  # noqa: E402
+from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
+from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
+from hyperskill_lite.core.io import FORMAT, VERSION, from_state  # noqa: E402
+from hyperskill_lite.core.maintenance import TemplateMerger, maintain  # noqa: E402
 
 WORDS = (
     "search verify source table unit convert compute percent cross check archive page "

@@ -2,7 +2,7 @@
 
 Builds a memory of N hyperedges (default 10,000) from synthetic tasks, 2-4 plan steps
 each and 1-2 skills drawn from a pool of a few hundred (so dedup keeps the skill
-vocabulary compact, as in a real run), then times `memory.retrieve(task, plan)` on
+vocabulary compact, as in a real run), then times `retrieve(memory, task, plan)` on
 fresh queries and prints the median and p95 latency:
 
 - "retrieve, cold": the full call, including embedding the two new query texts;
@@ -31,9 +31,10 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from hyperskill_lite.config import HyperSkillConfig  # noqa: E402
-from hyperskill_lite.embed import HashingEncoder  # noqa: E402
-from hyperskill_lite.memory import HypergraphMemory  # noqa: E402
+from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
+from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
+from hyperskill_lite.core.memory import HypergraphMemory  # noqa: E402
+from hyperskill_lite.core.retrieval import retrieve  # noqa: E402
 from hyperskill_lite.types import Skill  # noqa: E402
 
 VERBS = "find locate identify compute convert extract verify compare count read".split()
@@ -116,7 +117,7 @@ def main() -> None:
     t0 = time.perf_counter()
     memory = build(args.edges, args.dim, args.seed)
     print(f"built {memory} in {time.perf_counter() - t0:.1f} s; stats {memory.stats()}")
-    memory.retrieve(*make_task(np.random.default_rng(args.seed + 2)))  # build incidence caches
+    retrieve(memory, *make_task(np.random.default_rng(args.seed + 2)))  # build incidence caches
 
     rng = np.random.default_rng(args.seed + 1)
     queries = [make_task(rng) for _ in range(args.queries)]
@@ -129,17 +130,17 @@ def main() -> None:
         probe.encode([task, "\n".join(plan)])
         enc_ms.append(1e3 * (time.perf_counter() - t))
         t = time.perf_counter()
-        memory.retrieve(task, plan)
+        retrieve(memory, task, plan)
         cold.append(1e3 * (time.perf_counter() - t))
         t = time.perf_counter()
-        memory.retrieve(task, plan)
+        retrieve(memory, task, plan)
         warm.append(1e3 * (time.perf_counter() - t))
     after = []
     for i, (task, plan) in enumerate(queries[:50]):
         skills = [Skill("Official Source First", "Prefer the statistics office.")]
         memory.add_trajectory(task, plan, skills, "Check the office first.", i % 2 == 0, 5)
         t = time.perf_counter()
-        memory.retrieve(task, plan)
+        retrieve(memory, task, plan)
         after.append(1e3 * (time.perf_counter() - t))
     print(f"{args.queries} queries, (k_u, k_e, k_s) = (2, 2, 2), dim {args.dim}")
     print(f"  retrieve, cold : {percentiles(cold)}")

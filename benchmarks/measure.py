@@ -6,11 +6,11 @@ For one synthetic workload (synthetic.py) the functions here time
   hyperedge); floor: the same lookup encoding, one bare matvec + argmax per skill over a
   skill matrix of the size the memory had then (the dedup search), row writes into
   preallocated arrays, on a systematic sample of the episodes; naive: `NaiveStore`;
-- retrieval: `memory.retrieve` per query, interleaved with the floor (the same query
+- retrieval: `retrieve(memory, ...)` per query, interleaved with the floor (the same query
   encoding, a matvec and an argpartition over the subtask matrix and over the hyperedge
   matrix), so machine noise hits both alike, then the naive store in a pass of its own
   (checked to return the same ids and context); p50 / p95;
-- save and load: `memory.save` / `HypergraphMemory.load` (time, bytes on disk); floor:
+- save and load: `save_memory` / `load_memory` (time, bytes on disk); floor:
   `np.save` + fsync / `np.load` of the embedding matrices alone; naive: one JSON file;
 - maintenance: `prune` then `merge` (what `maintain` does) with its parts (W, Eq. 8;
   propagation, Eq. 9; merge candidates, Eq. 10) timed on the same state; floor: the bare
@@ -37,8 +37,9 @@ import scipy.sparse as sp
 from naive_store import NaiveStore
 from synthetic import Workload
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.maintenance import (
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.io import load_memory, save_memory
+from hyperskill_lite.core.maintenance import (
     TemplateMerger,
     cooccurrence_matrix,
     merge,
@@ -46,8 +47,8 @@ from hyperskill_lite.maintenance import (
     propagate,
     prune,
 )
-from hyperskill_lite.memory import HypergraphMemory
-from hyperskill_lite.retrieval import Retrieval
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import Retrieval, retrieve
 
 __all__ = [
     "summary",
@@ -154,7 +155,7 @@ def retrieval(
     enc = w.encoder
     for task, plan in w.queries[:warmup]:
         _floor_query(enc, U, E, task, plan, k)
-        mem.retrieve(task, plan)
+        retrieve(mem, task, plan)
     fallback_before = enc.n_fallback
     ours: list[float] = []
     floor: list[float] = []
@@ -162,7 +163,7 @@ def retrieval(
         t0 = time.perf_counter()
         _floor_query(enc, U, E, task, plan, k)
         t1 = time.perf_counter()
-        mem.retrieve(task, plan)
+        retrieve(mem, task, plan)
         floor.append(t1 - t0)
         ours.append(time.perf_counter() - t1)
     ref: list[float] = []
@@ -172,7 +173,7 @@ def retrieval(
             t0 = time.perf_counter()
             n = naive.retrieve(task, plan)
             ref.append(time.perf_counter() - t0)
-            r = mem.retrieve(task, plan)
+            r = retrieve(mem, task, plan)
             agree += n["retrieved_ids"] == r.retrieved_ids and n["context"] == r.context
     if enc.n_fallback != fallback_before:
         raise RuntimeError("retrieval embedded a text outside the workload's table")
@@ -206,8 +207,8 @@ def save_load(
     """Save and load times and bytes on disk of the memory, the floor and the naive store.
     The memory's copy stays in workdir/"ours" (the peak-memory children load it)."""
     ours_dir, floor_dir, naive_dir = workdir / "ours", workdir / "floor", workdir / "naive"
-    _, save_s = _timed(lambda: mem.save(ours_dir))
-    loaded, load_s = _timed(lambda: HypergraphMemory.load(ours_dir, encoder=mem.encoder))
+    _, save_s = _timed(lambda: save_memory(mem, ours_dir))
+    loaded, load_s = _timed(lambda: load_memory(ours_dir, encoder=mem.encoder))
     same = loaded.stats() == mem.stats()
     del loaded
     U, S, E = mem._sub, mem._skl, mem._edg
@@ -236,7 +237,7 @@ def _polarity(mem: HypergraphMemory, ids: list[str]) -> np.ndarray:
 def prune_floor(mem: HypergraphMemory) -> float:
     """Seconds of the bare work of Eq. prune on arrays of the memory's node count: Eq. 1
     on (sigma, nu, T_bar) and the threshold test."""
-    from hyperskill_lite.utility import utility
+    from hyperskill_lite.core.utility import utility
 
     n = mem.stats()["subtask_nodes"] + mem.stats()["skill_nodes"]
     rng = np.random.default_rng(0)
@@ -358,9 +359,9 @@ def skillworld_episode(n_memory: int = 1000, n_measure: int = 200, seed: int = 0
     Pass 2 replays the identical, deterministic run on a fresh memory sharing that
     encoder, so every encode is a cache lookup (checked: no new text is embedded), and
     times begin and end of the last `n_measure` episodes minus the LLM's own time."""
-    from hyperskill_lite.embed import HashingEncoder
-    from hyperskill_lite.methods.hyperskill import HyperSkillMemory
-    from hyperskill_lite.skillworld import SimExecutor, SimLLM, make_tasks
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.methods import HyperSkillMemory
+    from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
     tasks = make_tasks("gaia", n=n_memory + n_measure, seed=seed)
     encoder = HashingEncoder(dim=384, seed=seed)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.retrieval import format_context
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.retrieval import format_context
 from hyperskill_lite.types import Skill, skill_text
 
 __all__ = ["NaiveStore"]
@@ -52,7 +52,7 @@ def _num(id: str) -> int:
 class NaiveStore:
     """HyperSkill's memory as lists of dicts and Python loops (see the module docstring).
 
-    >>> from hyperskill_lite.embed import HashingEncoder
+    >>> from hyperskill_lite.core.embed import HashingEncoder
     >>> store = NaiveStore(HashingEncoder(dim=32))
     >>> store.add_trajectory("Find the GDP", ["search the office"],
     ...                      [Skill("Official First", "Use the office.")], "Tables win.", True, 4)

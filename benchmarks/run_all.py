@@ -52,7 +52,8 @@ import report  # noqa: E402
 import scipy  # noqa: E402
 from synthetic import DIM, make_workload  # noqa: E402
 
-from hyperskill_lite.config import HyperSkillConfig  # noqa: E402
+from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
+from hyperskill_lite.core.io import load_memory  # noqa: E402
 
 NOTES = {
     "retrieval": (
@@ -108,16 +109,15 @@ def child(kind: str, what: str, path: Path) -> dict[str, Any]:
     from bench_maintenance import rss_mb
     from naive_store import NaiveStore
 
-    from hyperskill_lite.embed import HashingEncoder
-    from hyperskill_lite.maintenance import TemplateMerger, maintain
-    from hyperskill_lite.memory import HypergraphMemory
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.core.maintenance import TemplateMerger, maintain
 
     enc = HashingEncoder(dim=DIM)  # embeds the merged skills' new text
     if kind == "naive":
         obj: Any = NaiveStore.load(path, enc)
-        run: Any = lambda: obj.maintain(TemplateMerger())  # noqa: E731
+        run: Any = lambda: maintain(obj, TemplateMerger())  # noqa: E731
     else:
-        obj = HypergraphMemory.load(path, encoder=enc)
+        obj = load_memory(path, encoder=enc)
         if kind == "ours":
             run = lambda: maintain(obj, TemplateMerger())  # noqa: E731
         else:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hyperskill_lite.embed import Encoder, HashingEncoder
+from hyperskill_lite.core.embed import Encoder, HashingEncoder
 from hyperskill_lite.types import Skill
 
 __all__ = ["DIM", "LookupEncoder", "Episode", "Workload", "vocab_size", "make_workload"]

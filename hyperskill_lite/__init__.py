@@ -1,30 +1,50 @@
 """hyperskill_lite: HyperSkill's hypergraph skill memory as a compact numpy/scipy library.
 
-The core (config, types, utility, embed, memory, retrieval, maintenance, io) imports only
-numpy and scipy; MiniLM, the OpenAI client, pandas and HyperNetX are imported when used.
-Start with ``notebooks/00_quickstart.ipynb`` or ``python -m hyperskill_lite demo``.
+The package is laid out by concern (README, "Layout"); dependencies point one way:
+
+- ``core/``       the paper's §3 (memory, utility, retrieval, maintenance, phi, files);
+                  numpy and scipy only, imports nothing else of the package;
+- ``agent/``      the live path on an OpenAI-compatible model;
+- ``baselines/``  the ten baselines of Table 1 and No Memory;
+- ``world/``      SkillWorld, the offline world;
+- ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers and judges;
+- ``plots/``      plots and HyperNetX drawings;
+- at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
+  CLI name), ``runner.py``, ``compare.py``, ``cli.py``.
+
+This module re-exports the public API. MiniLM, the OpenAI client, pandas and HyperNetX
+are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
+``python -m hyperskill_lite demo``.
 """
 
 from hyperskill_lite.compare import compare
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.embed import (
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import (
     Encoder,
     HashingEncoder,
     MiniLMEncoder,
     default_encoder,
     encoder_by_name,
 )
-from hyperskill_lite.io import MemoryFormatError, MemoryLockedError, memory_lock
-from hyperskill_lite.maintenance import (
+from hyperskill_lite.core.io import (
+    MemoryFormatError,
+    MemoryLockedError,
+    load_memory,
+    memory_lock,
+    save_memory,
+)
+from hyperskill_lite.core.maintenance import (
     TemplateMerger,
     cooccurrence_matrix,
     maintain,
     merge_candidates,
     propagate,
 )
-from hyperskill_lite.memory import EdgeView, HypergraphMemory, NodeView
-from hyperskill_lite.meta import merge_meta
-from hyperskill_lite.retrieval import Retrieval, format_context, kappa_counts
+from hyperskill_lite.core.memory import EdgeView, HypergraphMemory, NodeView
+from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve
+from hyperskill_lite.core.utility import utility
+from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 from hyperskill_lite.types import (
     ContextItem,
     Episode,
@@ -37,9 +57,8 @@ from hyperskill_lite.types import (
     Skill,
     Task,
 )
-from hyperskill_lite.utility import utility
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "HyperSkillConfig",
@@ -54,6 +73,7 @@ __all__ = [
     "EdgeView",
     "merge_meta",
     "Retrieval",
+    "retrieve",
     "format_context",
     "kappa_counts",
     "utility",
@@ -65,6 +85,11 @@ __all__ = [
     "MemoryFormatError",
     "MemoryLockedError",
     "memory_lock",
+    "save_memory",
+    "load_memory",
+    "nodes_frame",
+    "edges_frame",
+    "to_hypernetx",
     "Task",
     "Skill",
     "Extraction",

@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args):
-    from hyperskill_lite.config import HyperSkillConfig
+    from hyperskill_lite.core.config import HyperSkillConfig
 
     cfg = HyperSkillConfig()
     if getattr(args, "k", None):
@@ -103,14 +103,14 @@ def _config(args):
 
 
 def _encoder(name: str):
-    from hyperskill_lite.embed import encoder_by_name
+    from hyperskill_lite.core.embed import encoder_by_name
 
     return encoder_by_name(name)
 
 
 def _skillworld_parts(profile: str, seed: int, episodes: int | None):
     from hyperskill_lite.runner import shuffled
-    from hyperskill_lite.skillworld import SimExecutor, SimLLM, make_tasks
+    from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
     tasks = shuffled(make_tasks(profile, seed=seed), seed=42)
     if episodes is not None:
@@ -152,12 +152,12 @@ def cmd_run(args) -> int:
 
 
 def _live_parts(args):
-    from hyperskill_lite.agent import AgentExecutor
+    from hyperskill_lite.agent.cassette import Cassette
+    from hyperskill_lite.agent.llm import PromptedLLM
+    from hyperskill_lite.agent.loop import AgentExecutor
+    from hyperskill_lite.agent.tools import Toolbox
     from hyperskill_lite.bench import load_benchmark, make_judge
-    from hyperskill_lite.cassette import Cassette
-    from hyperskill_lite.llm import PromptedLLM
     from hyperskill_lite.runner import shuffled
-    from hyperskill_lite.tools import Toolbox
 
     if args.benchmark:
         if args.data is None:
@@ -223,7 +223,7 @@ def cmd_demo(args) -> int:
     print(f"SkillWorld '{args.profile}' profile, seed {args.seed}, encoder {args.encoder} "
           "(offline simulation: these are NOT the paper's numbers)")
     print(summary_table(rows))
-    from hyperskill_lite import viz
+    from hyperskill_lite.plots import viz
 
     args.figures.mkdir(parents=True, exist_ok=True)
     paths = viz.demo_figures(all_records, args.figures, title=f"SkillWorld {args.profile}")
@@ -259,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"run": cmd_run, "demo": cmd_demo, "compare": cmd_compare,
                "methods": cmd_methods}[args.command]
+    from hyperskill_lite.agent.llm import LLMError
     from hyperskill_lite.bench import BenchmarkDataError
-    from hyperskill_lite.io import MemoryFormatError
-    from hyperskill_lite.llm import LLMError
+    from hyperskill_lite.core.io import MemoryFormatError
     from hyperskill_lite.runner import RunError
 
     try:

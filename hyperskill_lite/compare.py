@@ -153,11 +153,11 @@ def compare(
     Steps, Calls, Tokens, CtxTokens, MemCalls, N and context_share (the fraction of
     episodes that received memory).
     """
-    from hyperskill_lite.config import HyperSkillConfig
-    from hyperskill_lite.embed import encoder_by_name
+    from hyperskill_lite.core.config import HyperSkillConfig
+    from hyperskill_lite.core.embed import encoder_by_name
     from hyperskill_lite.methods import METHODS, make_method
     from hyperskill_lite.runner import read_records, run_episodes, shuffled
-    from hyperskill_lite.skillworld import PROFILES, SimExecutor, SimLLM, make_tasks
+    from hyperskill_lite.world import PROFILES, SimExecutor, SimLLM, make_tasks
 
     if profile not in PROFILES:
         raise ValueError(f"compare: unknown profile {profile!r}; choose one of {PROFILES}")

@@ -12,7 +12,7 @@ The crash-safety rule: the state directory is replaced by rename only; the recor
 episode i is stored inside the state that includes episode i, so if the process dies
 after the state is saved but before the line is appended, resuming appends it.
 
-Not here: building methods, worlds or models (cli.py), plotting (viz.py).
+Not here: building methods, worlds or models (cli.py), plotting (plots/).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.dirlock import fsync_dir
-from hyperskill_lite.llm import LLMError
-from hyperskill_lite.maintenance import maintenance_period
-from hyperskill_lite.tokens import count_tokens
+from hyperskill_lite.agent.llm import LLMError
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.core.config import maintenance_period
+from hyperskill_lite.core.dirlock import fsync_dir
 from hyperskill_lite.types import Episode, Executor, Judge, MemoryContext, MemorySystem, Task
 
 __all__ = [

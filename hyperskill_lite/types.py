@@ -3,9 +3,13 @@ every memory system, model and executor implements (DESIGN §4).
 
 Nothing here computes; it only names what flows between the parts. The runner sees
 only `MemorySystem`, `Executor` and a judge, so the same loop drives HyperSkill, its
-ablations, the baselines, SkillWorld and a live model.
+ablations, the baselines, SkillWorld and a live model. The records the memory itself
+takes and returns (`Skill`, `ContextItem`, `MaintenanceReport`) are defined in
+`core/records.py`, so that `core/` imports nothing else of the package, and re-exported
+here.
 
-Not here: the memory itself (memory.py), model clients (llm.py), worlds (skillworld/).
+May import: `core/`. Not here: the memory itself (core/memory.py), model clients
+(agent/llm.py), worlds (world/).
 """
 
 from __future__ import annotations
@@ -13,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from hyperskill_lite.core.records import (
+    ContextItem,
+    MaintenanceReport,
+    Polarity,
+    Skill,
+    skill_text,
+)
 
 __all__ = [
     "Polarity",
@@ -30,9 +42,6 @@ __all__ = [
     "Judge",
     "skill_text",
 ]
-
-Polarity = Literal["success", "failure"]
-
 
 @dataclass
 class Task:
@@ -55,36 +64,6 @@ class Task:
     def text(self) -> str:
         """The text the agent and the memory work with: `prompt` if set, else `question`."""
         return self.prompt if self.prompt is not None else self.question
-
-
-@dataclass
-class Skill:
-    """An extracted unit of reusable knowledge (paper §3.2, skill node content c_s).
-
-    `polarity` is "success" for a strategy to follow (extracted after a success) or
-    "failure" for a mistake to avoid (extracted after a failure). `meta` is carried
-    through dedup and merge untouched by the memory (SkillWorld hides its latent
-    strategy ids there).
-    """
-
-    name: str
-    content: str
-    polarity: Polarity = "success"
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        return skill_text(self.name, self.content)
-
-
-def skill_text(name: str, content: str) -> str:
-    """The text embedded for a skill node: ``"name: content"`` (our choice; the paper
-    embeds c_s, which it describes as a label plus a description).
-
-    >>> skill_text("Targeted Database Search", "Query the registry first.")
-    'Targeted Database Search: Query the registry first.'
-    """
-    return f"{name}: {content}" if name else content
 
 
 @dataclass
@@ -122,21 +101,6 @@ class Episode:
 
 
 @dataclass
-class ContextItem:
-    """One piece of retrieved memory shown to the agent.
-
-    `kind` is what the item is ("lesson", "skill", "mistake", "workflow", "insight",
-    "trajectory", ...); `text` is what the agent reads; `meta` is the hidden metadata of
-    the stored text (SkillWorld's latent strategy ids). An executor sees items, never
-    which memory system produced them.
-    """
-
-    kind: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class MemoryContext:
     """What a memory system hands the agent at the start of a task (m_t, Eq. act).
 
@@ -157,39 +121,6 @@ class MemoryContext:
     @property
     def empty(self) -> bool:
         return not self.items
-
-
-@dataclass
-class MaintenanceReport:
-    """What one maintenance cycle did (Algorithm "Periodic Memory Evolution").
-
-    `pruned`: one dict per removed node: ``{"id", "kind", "polarity", "content", "nu",
-    "gamma"}``. `merged`: one dict per merge: ``{"a", "b", "similarity", "new_id",
-    "name"}``. `sizes_before` / `sizes_after`: the memory's `stats()`.
-    """
-
-    pruned: list[dict[str, Any]] = field(default_factory=list)
-    merged: list[dict[str, Any]] = field(default_factory=list)
-    sizes_before: dict[str, int] = field(default_factory=dict)
-    sizes_after: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def n_pruned(self) -> int:
-        return len(self.pruned)
-
-    @property
-    def n_merged(self) -> int:
-        return len(self.merged)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """One flat row per operation, for a table (``pd.DataFrame(report.rows())``)."""
-        out = [{"op": "prune", **p} for p in self.pruned]
-        out += [{"op": "merge", **m} for m in self.merged]
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @runtime_checkable
@@ -220,8 +151,8 @@ class MemorySystem(Protocol):
 class MemoryLLM(Protocol):
     """Every model operation a memory system needs (DESIGN §4).
 
-    `PromptedLLM` (llm.py) implements it with the paper's prompts over an
-    OpenAI-compatible API; `SimLLM` (skillworld/) implements it offline. Baselines add
+    `PromptedLLM` (agent/llm.py) implements it with the paper's prompts over an
+    OpenAI-compatible API; `SimLLM` (world/) implements it offline. Baselines add
     their own operations on the implementations.
     """
 

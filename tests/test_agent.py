@@ -1,4 +1,4 @@
-"""Tests for agent.py: the real agent loop and openai client against the scripted server."""
+"""Tests for agent/loop.py: the real agent loop and openai client against the scripted server."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent import AgentExecutor, parse_final_answer
-from hyperskill_lite.cassette import Cassette
-from hyperskill_lite.llm import LLMError, PromptedLLM
-from hyperskill_lite.sandbox import PythonSandbox
-from hyperskill_lite.scripted_server import (
+from hyperskill_lite.agent.cassette import Cassette
+from hyperskill_lite.agent.llm import LLMError, PromptedLLM
+from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
+from hyperskill_lite.agent.sandbox import PythonSandbox
+from hyperskill_lite.agent.scripted_server import (
     ScriptedServer,
     error,
     prompt_aware_responder,
     text,
     tool_call,
 )
-from hyperskill_lite.tools import LocalCorpus, Toolbox
+from hyperskill_lite.agent.tools import LocalCorpus, Toolbox
 from hyperskill_lite.types import ContextItem, MemoryContext, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

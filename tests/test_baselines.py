@@ -1,4 +1,4 @@
-"""The ten baselines (methods/): their store -> retrieve -> update cycles on small
+"""The ten baselines (baselines/): their store -> retrieve -> update cycles on small
 SkillWorld examples, the pitfalls of public reimplementations (a provider that never
 stores what it extracts, retrieval that rewrites the memory, a key at retrieval that is
 not the key at storage, counters reset every task, state lost on save/load), 40-episode
@@ -12,22 +12,29 @@ import json
 import numpy as np
 import pytest
 
-from hyperskill_lite import baseline_prompts as bp
-from hyperskill_lite.baseline_prompts import scripted_reply
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.llm import LLMResponseError, PromptedLLM
-from hyperskill_lite.llm_ops import InsightOp, MemoryNote, check_insight_ops, check_notes
+import hyperskill_lite.baselines.prompts as bp
+from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
+from hyperskill_lite.agent.scripted_server import ScriptedServer, text
+from hyperskill_lite.baselines.awm import AgentWorkflowMemory
+from hyperskill_lite.baselines.base import render_context, union_meta
+from hyperskill_lite.baselines.cheatsheet import DynamicCheatsheet
+from hyperskill_lite.baselines.generative import GenerativeMemory, retrieval_scores
+from hyperskill_lite.baselines.memevolve import LightweightMemory, prune_order
+from hyperskill_lite.baselines.ops import (
+    InsightOp,
+    MemoryNote,
+    PromptedBaselineOps,
+    baseline_ops,
+    check_insight_ops,
+    check_notes,
+)
+from hyperskill_lite.baselines.prompts import scripted_reply
+from hyperskill_lite.baselines.store import VectorStore
+from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import BASELINES, make_method
-from hyperskill_lite.methods._base import render_context, union_meta
-from hyperskill_lite.methods._store import VectorStore
-from hyperskill_lite.methods.awm import AgentWorkflowMemory
-from hyperskill_lite.methods.cheatsheet import DynamicCheatsheet
-from hyperskill_lite.methods.generative import GenerativeMemory, retrieval_scores
-from hyperskill_lite.methods.memevolve import LightweightMemory, prune_order
 from hyperskill_lite.runner import run_episodes, shuffled
-from hyperskill_lite.scripted_server import ScriptedServer, text
-from hyperskill_lite.skillworld import SimExecutor, SimLLM, latent_of, make_tasks
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, MemorySystem
+from hyperskill_lite.world import SimExecutor, SimLLM, latent_of, make_tasks
 
 ENC = HashingEncoder(dim=128, seed=0)
 
@@ -642,8 +649,10 @@ def test_prompted_operation_rejects_an_unusable_reply_after_one_reask():
     ep = Episode(t.id, True, 3, trajectory="Step 1: searched.")
     with ScriptedServer([text('{"memory_items": []}'), text("no json")]) as srv:
         llm = PromptedLLM(srv.base_url, "m", "k", retry_base_delay=0.001)
+        ops = baseline_ops(llm)
+        assert isinstance(ops, PromptedBaselineOps)
         with pytest.raises(LLMResponseError, match="reasoningbank"):
-            llm.reasoning_items(t, ep)
+            ops.reasoning_items(t, ep)
         assert len(srv.requests) == 2
 
 
@@ -688,7 +697,7 @@ CORPUS = _JUNK + [shape for k in _KEYS for v in _JUNK for shape in ({k: v}, {k: 
 
 
 def test_reply_checks_return_a_value_or_a_value_error_on_any_json():
-    from hyperskill_lite import llm_ops as L
+    from hyperskill_lite.baselines import ops as L
 
     checks = [
         lambda o: L.check_notes(o, ("memory_items", "items")),

@@ -21,9 +21,10 @@ import run_all  # noqa: E402
 from naive_store import NaiveStore  # noqa: E402
 from synthetic import LookupEncoder, make_workload, vocab_size  # noqa: E402
 
-from hyperskill_lite.maintenance import TemplateMerger, merge, prune  # noqa: E402
-from hyperskill_lite.memory import HypergraphMemory  # noqa: E402
-from hyperskill_lite.retrieval import Retrieval  # noqa: E402
+from hyperskill_lite.core.io import save_memory  # noqa: E402
+from hyperskill_lite.core.maintenance import TemplateMerger, merge, prune  # noqa: E402
+from hyperskill_lite.core.memory import HypergraphMemory  # noqa: E402
+from hyperskill_lite.core.retrieval import Retrieval, retrieve  # noqa: E402
 from hyperskill_lite.types import Skill  # noqa: E402
 
 # the worked example of tests/conftest.py, numbers as in tests/test_retrieval.py
@@ -61,7 +62,7 @@ def test_naive_reference_on_the_worked_example(worked):
     # Eq. 6-7: kappa s1 3, s4 2 (cos .8) before s2 2 (cos 0), s3 1
     assert list(r["kappa"].items()) == [("s1", 3), ("s4", 2), ("s2", 2), ("s3", 1)]
     assert r["skill_ids"] == ["s1", "s4"] and r["context"] == WORKED_CONTEXT
-    assert r["retrieved_ids"] == worked.retrieve("Q", ["qa", "qb"]).retrieved_ids
+    assert r["retrieved_ids"] == retrieve(worked, "Q", ["qa", "qb"]).retrieved_ids
 
 
 def test_naive_reference_matches_memory_on_a_random_memory():
@@ -84,7 +85,7 @@ def test_naive_reference_matches_memory_on_a_random_memory():
 
     def same_retrievals() -> None:
         for task, plan in w.queries:
-            r, n = mem.retrieve(task, plan), store.retrieve(task, plan)
+            r, n = retrieve(mem, task, plan), store.retrieve(task, plan)
             for key in ("subtask_ids", "subtask_edge_ids", "trajectory_edge_ids", "edge_ids"):
                 assert getattr(r, key) == n[key], key
             assert list(r.kappa.items()) == list(n["kappa"].items())
@@ -228,7 +229,7 @@ def test_peak_memory_child_process(tmp_path):
     mem = HypergraphMemory(w.encoder)
     for e in w.episodes:
         mem.add_trajectory(e.task, e.plan, e.skills, e.lesson, e.success, e.steps)
-    mem.save(tmp_path / "mem")
+    save_memory(mem, tmp_path / "mem")
     peak = run_all.run_child("ours", tmp_path / "mem")
     assert peak["traced_bytes"] > 0 and peak["rss_before_bytes"] > 0
     assert peak["rss_increase_bytes"] is None or peak["rss_increase_bytes"] >= 0

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hyperskill_lite.compare import DEFAULT_METHODS, aggregate, compare, format_table
-from hyperskill_lite.embed import HashingEncoder
+from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import BASELINES
 from hyperskill_lite.runner import read_records
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hyperskill_lite.embed import (
+from hyperskill_lite.core.embed import (
     CachedEncoder,
     Encoder,
     HashingEncoder,

@@ -20,14 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent import AgentExecutor
-from hyperskill_lite.bench import make_judge
-from hyperskill_lite.cli import main
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.llm import LLMConnectionError, LLMError, LLMResponseError, PromptedLLM
-from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import read_records, run_episodes
-from hyperskill_lite.scripted_server import (
+from hyperskill_lite.agent.llm import LLMConnectionError, LLMError, LLMResponseError, PromptedLLM
+from hyperskill_lite.agent.loop import AgentExecutor
+from hyperskill_lite.agent.scripted_server import (
     Reply,
     ScriptedServer,
     error,
@@ -36,7 +31,12 @@ from hyperskill_lite.scripted_server import (
     text,
     tool_call,
 )
-from hyperskill_lite.tools import Toolbox
+from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.bench import make_judge
+from hyperskill_lite.cli import main
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.methods import make_method
+from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.types import Episode, Extraction, Skill, Task
 
 INJECTION = (

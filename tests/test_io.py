@@ -10,16 +10,24 @@ import shutil
 import numpy as np
 import pytest
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import MemoryFormatError, from_state, load, save, to_state
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import (
+    MemoryFormatError,
+    from_state,
+    load_memory,
+    save_memory,
+    to_state,
+)
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 from hyperskill_lite.types import Skill
 
 
 def evolved(worked):
     """The worked example after updates, a removal and a merge (tombstoned rows)."""
-    r = worked.retrieve("Q", ["qa", "qb"], k_s=3)
+    r = retrieve(worked, "Q", ["qa", "qb"], k_s=3)
     worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=r, meta={"k": [1, 2]})
     worked.add_trajectory("T6", [], [], "L6", False, 8, retrieval=r)
     worked.remove_nodes(["u3", "s5"])
@@ -41,12 +49,12 @@ def assert_same(a: HypergraphMemory, b: HypergraphMemory) -> None:
 
 def test_round_trip_is_exact(worked, tmp_path):
     mem = evolved(worked)
-    save(mem, tmp_path / "mem")
-    back = HypergraphMemory.load(tmp_path / "mem", encoder=mem.encoder)
+    save_memory(mem, tmp_path / "mem")
+    back = load_memory(tmp_path / "mem", encoder=mem.encoder)
     back.validate()
     assert_same(mem, back)
     # retrieval and new ids agree afterwards: counters were saved
-    r1, r2 = mem.retrieve("Q", ["qa", "qb"]), back.retrieve("Q", ["qa", "qb"])
+    r1, r2 = retrieve(mem, "Q", ["qa", "qb"]), retrieve(back, "Q", ["qa", "qb"])
     assert (r1.retrieved_ids, r1.context) == (r2.retrieved_ids, r2.context)
     sk = [Skill("Appendix Scan", "Scan the appendix.")]
     assert mem.add_trajectory("T7", ["find page"], sk, "L7", True, 2, retrieval=r1) == "e7"
@@ -56,7 +64,7 @@ def test_round_trip_is_exact(worked, tmp_path):
 
 
 def test_method_save_and_files(worked, tmp_path):
-    worked.save(tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     names = sorted(p.name for p in (tmp_path / "m").iterdir())
     assert names == ["edge_emb.npy", "edges.json", "manifest.json", "node_emb.npy", "nodes.json"]
     man = json.loads((tmp_path / "m" / "manifest.json").read_text())
@@ -69,45 +77,45 @@ def test_method_save_and_files(worked, tmp_path):
 def test_save_replaces_and_config_is_kept(hashing, tmp_path):
     mem = HypergraphMemory(hashing, HyperSkillConfig.qwen3())
     mem.add_trajectory("t", ["s"], [], "l", True, 1)
-    save(mem, tmp_path / "m")
+    save_memory(mem, tmp_path / "m")
     mem.add_trajectory("t2", [], [], "l2", False, 3)
-    save(mem, tmp_path / "m")
-    back = load(tmp_path / "m")  # encoder found by its recorded name
+    save_memory(mem, tmp_path / "m")
+    back = load_memory(tmp_path / "m")  # encoder found by its recorded name
     assert back.edge_ids() == ["e1", "e2"] and back.config.k_s == 5
     assert back.encoder.name == hashing.name
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
 
 
 def test_config_override(worked, tmp_path):
-    save(worked, tmp_path / "m")
-    back = load(tmp_path / "m", encoder=worked.encoder, config=HyperSkillConfig(k_s=4))
+    save_memory(worked, tmp_path / "m")
+    back = load_memory(tmp_path / "m", encoder=worked.encoder, config=HyperSkillConfig(k_s=4))
     assert back.config.k_s == 4
 
 
 def test_cache_seeded_only_for_the_same_encoder(tmp_path):
     mem = HypergraphMemory(HashingEncoder(dim=32, seed=0))
     mem.add_trajectory("task a", ["step one", "step two"], [Skill("N", "c")], "lesson", True, 2)
-    save(mem, tmp_path / "m")
+    save_memory(mem, tmp_path / "m")
     same = HashingEncoder(dim=32, seed=0)
-    back = load(tmp_path / "m", encoder=same)
+    back = load_memory(tmp_path / "m", encoder=same)
     assert same.n_encoded == 0 and same.cache_info()["size"] == 4  # 2 steps, 1 skill, 1 edge
-    back.retrieve("task a", ["step one"])  # plan text "step one" is stored; "task a" is new
+    retrieve(back, "task a", ["step one"])  # plan text "step one" is stored; "task a" is new
     assert same.n_encoded == 1
     other = HashingEncoder(dim=32, seed=1)  # same dim, another model: not seeded
-    load(tmp_path / "m", encoder=other)
+    load_memory(tmp_path / "m", encoder=other)
     assert other.cache_info()["size"] == 0
 
 
 def test_dim_mismatch_is_named(worked, tmp_path):
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     with pytest.raises(MemoryFormatError, match=r"manifest.json: embeddings have dim 4 .* dim 32"):
-        load(tmp_path / "m", encoder=HashingEncoder(dim=32))
+        load_memory(tmp_path / "m", encoder=HashingEncoder(dim=32))
 
 
 def test_unknown_encoder_needs_one(worked, tmp_path):
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     with pytest.raises(MemoryFormatError, match="encoder 'table' is not built in; pass encoder="):
-        load(tmp_path / "m")
+        load_memory(tmp_path / "m")
 
 
 # ---------------------------------------------------------------- bad files
@@ -115,7 +123,7 @@ def test_unknown_encoder_needs_one(worked, tmp_path):
 
 @pytest.fixture
 def saved(worked, tmp_path):
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     return tmp_path / "m", worked.encoder
 
 
@@ -127,7 +135,7 @@ def test_truncated_file_is_named(saved, name):
     with pytest.raises(
         MemoryFormatError, match=rf"{name}: \d+ bytes, the manifest records \d+ \(truncated"
     ):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
 
 
 def test_corrupt_file_is_named(saved):
@@ -136,17 +144,17 @@ def test_corrupt_file_is_named(saved):
     data[5] ^= 1
     (path / "nodes.json").write_bytes(bytes(data))
     with pytest.raises(MemoryFormatError, match="nodes.json: checksum differs"):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
 
 
 def test_missing_files_are_named(saved):
     path, enc = saved
     (path / "edge_emb.npy").unlink()
     with pytest.raises(MemoryFormatError, match="edge_emb.npy: missing"):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
     (path / "manifest.json").unlink()
     with pytest.raises(MemoryFormatError, match="manifest.json: missing"):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
 
 
 def test_truncated_manifest(saved):
@@ -154,7 +162,7 @@ def test_truncated_manifest(saved):
     text = (path / "manifest.json").read_text()
     (path / "manifest.json").write_text(text[:40])
     with pytest.raises(MemoryFormatError, match="manifest.json: not valid JSON, truncated"):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
 
 
 @pytest.mark.parametrize(
@@ -176,12 +184,12 @@ def test_foreign_or_newer_manifest(saved, change, message):
         man |= change
     (path / "manifest.json").write_text(json.dumps(man))
     with pytest.raises(MemoryFormatError, match=message):
-        load(path, encoder=enc)
+        load_memory(path, encoder=enc)
 
 
 def test_missing_directory(tmp_path):
     with pytest.raises(MemoryFormatError, match="no saved memory here"):
-        load(tmp_path / "nothing")
+        load_memory(tmp_path / "nothing")
 
 
 def test_inconsistent_content_is_named(worked):
@@ -205,7 +213,7 @@ def test_meta_must_be_json(hashing, tmp_path):
     mem = HypergraphMemory(hashing)
     mem.add_trajectory("t", [], [], "l", True, 1, meta={"obj": object()})
     with pytest.raises(TypeError, match="edges.json: a meta value is not JSON-serialisable"):
-        save(mem, tmp_path / "m")
+        save_memory(mem, tmp_path / "m")
     assert not (tmp_path / "m").exists() and not (tmp_path / "m.tmp").exists()
 
 
@@ -213,11 +221,11 @@ def test_refuses_to_replace_a_foreign_directory(worked, tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "thesis.txt").write_text("precious")
     with pytest.raises(FileExistsError, match="not a saved memory"):
-        save(worked, tmp_path / "notes")
+        save_memory(worked, tmp_path / "notes")
     assert (tmp_path / "notes" / "thesis.txt").read_text() == "precious"
     (tmp_path / "empty").mkdir()
-    save(worked, tmp_path / "empty")  # an empty directory is fine
-    assert load(tmp_path / "empty", encoder=worked.encoder).stats() == worked.stats()
+    save_memory(worked, tmp_path / "empty")  # an empty directory is fine
+    assert load_memory(tmp_path / "empty", encoder=worked.encoder).stats() == worked.stats()
 
 
 # ---------------------------------------------------------------- crash recovery
@@ -225,24 +233,24 @@ def test_refuses_to_replace_a_foreign_directory(worked, tmp_path):
 
 def test_recovers_from_a_crash_between_the_renames(worked, tmp_path):
     # crash after "dir -> dir.old" and before "dir.tmp -> dir": both copies complete
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     shutil.copytree(tmp_path / "m", tmp_path / "m.old")
     worked.add_trajectory("T5", [], [], "L5", True, 1)
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     (tmp_path / "m").rename(tmp_path / "m.tmp")
-    back = load(tmp_path / "m", encoder=worked.encoder)
+    back = load_memory(tmp_path / "m", encoder=worked.encoder)
     assert back.edge_ids()[-1] == "e5"  # the newer copy wins
 
 
 def test_recovers_old_when_tmp_is_incomplete(worked, tmp_path):
     # crash while writing dir.tmp, after an earlier crash left dir missing
-    save(worked, tmp_path / "m")
+    save_memory(worked, tmp_path / "m")
     (tmp_path / "m").rename(tmp_path / "m.old")
     (tmp_path / "m.tmp").mkdir()
     (tmp_path / "m.tmp" / "nodes.json").write_text("[{")  # no manifest yet
-    back = load(tmp_path / "m", encoder=worked.encoder)
+    back = load_memory(tmp_path / "m", encoder=worked.encoder)
     assert back.edge_ids() == ["e1", "e2", "e3", "e4"]
-    save(back, tmp_path / "m")  # a later save cleans up
+    save_memory(back, tmp_path / "m")  # a later save cleans up
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
 
 
@@ -250,7 +258,7 @@ def test_recovers_old_when_tmp_is_incomplete(worked, tmp_path):
 
 
 def test_nodes_frame(worked):
-    df = worked.nodes_frame()
+    df = nodes_frame(worked)
     assert list(df.index) == ["u1", "u2", "u3", "u4", "u5", "s1", "s2", "s3", "s4", "s5"]
     assert list(df.columns) == [
         "kind",
@@ -270,7 +278,7 @@ def test_nodes_frame(worked):
 
 
 def test_edges_frame(worked):
-    df = worked.edges_frame()
+    df = edges_frame(worked)
     assert list(df.index) == ["e1", "e2", "e3", "e4"]
     assert df.loc["e2", "n_subtasks"] == 2 and df.loc["e2", "n_skills"] == 3
     assert df.loc["e2", "node_ids"] == ["u2", "u3", "s1", "s2", "s4"]
@@ -280,7 +288,7 @@ def test_edges_frame(worked):
 
 def test_to_hypernetx(worked):
     worked.remove_nodes(["u5", "s5"])  # e4 is left empty
-    H = worked.to_hypernetx()
+    H = to_hypernetx(worked)
     assert sorted(H.edges) == ["e1", "e2", "e3"]
     assert sorted(H.edges["e3"]) == ["s1", "s4", "u4"]
     assert H.get_properties("s4", level=1)["polarity"] == "failure"

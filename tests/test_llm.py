@@ -1,4 +1,4 @@
-"""Tests for llm.py: the real openai client against the scripted server (no mocks)."""
+"""Tests for agent/llm.py: the real openai client against the scripted server (no mocks)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from hyperskill_lite.llm import (
+from hyperskill_lite.agent.llm import (
     LLMConnectionError,
     LLMRequestError,
     LLMResponseError,
     PromptedLLM,
     UsageSnapshot,
 )
-from hyperskill_lite.scripted_server import ScriptedServer, error, raw, slow, text
+from hyperskill_lite.agent.scripted_server import ScriptedServer, error, raw, slow, text
 from hyperskill_lite.types import Episode, Skill, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

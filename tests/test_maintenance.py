@@ -1,4 +1,4 @@
-"""Tests for hyperskill_lite.maintenance: W (Eq. 8), propagation (Eq. 9), merge
+"""Tests for hyperskill_lite.core.maintenance: W (Eq. 8), propagation (Eq. 9), merge
 candidates (Eq. 10), pruning (Eq. prune), the schedule, TemplateMerger, and a full
 maintenance cycle on a real HypergraphMemory with the HashingEncoder."""
 
@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.maintenance import (
+from hyperskill_lite.core.config import HyperSkillConfig, maintenance_due, maintenance_period
+from hyperskill_lite.core.maintenance import (
     TemplateMerger,
     cooccurrence_matrix,
-    maintenance_due,
-    maintenance_period,
+    maintain,
     merge_candidates,
     propagate,
     prune_selection,
 )
+from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.types import Skill
 
 # ---------------------------------------------------------------------------------------
@@ -468,8 +468,8 @@ MISTAKES = [
 
 
 def build_memory(config: HyperSkillConfig, n_tasks: int = 60, seed: int = 0):
-    from hyperskill_lite.embed import HashingEncoder
-    from hyperskill_lite.memory import HypergraphMemory
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.core.memory import HypergraphMemory
 
     rng = np.random.default_rng(seed)
     mem = HypergraphMemory(HashingEncoder(dim=128), config)
@@ -477,7 +477,7 @@ def build_memory(config: HyperSkillConfig, n_tasks: int = 60, seed: int = 0):
         plan = [STEPS[i] for i in rng.choice(len(STEPS), size=2, replace=False)]
         domain = ["film", "finance", "sports", "geography"][t % 4]
         task = f"In {domain}, {plan[0]} then {plan[1]} for item {t}"
-        retrieval = mem.retrieve(task, plan)
+        retrieval = retrieve(mem, task, plan)
         success = bool(rng.random() < 0.45)
         pool = STRATEGIES if success else MISTAKES
         picks = rng.choice(len(pool), size=int(rng.integers(1, 3)), replace=False)
@@ -504,7 +504,7 @@ CFG = HyperSkillConfig(k_u=3, k_e=3, k_s=3, tau_prune=0.45)
 
 
 def test_prune_threshold_removes_exactly_the_rule():
-    from hyperskill_lite.maintenance import prune
+    from hyperskill_lite.core.maintenance import prune
 
     mem = build_memory(CFG)
     nodes, edges = snapshot(mem)
@@ -528,7 +528,7 @@ def test_prune_threshold_removes_exactly_the_rule():
 
 
 def test_prune_fraction_mode_and_rho_zero():
-    from hyperskill_lite.maintenance import prune
+    from hyperskill_lite.core.maintenance import prune
 
     mem = build_memory(CFG.replace(prune_mode="fraction", rho=0.0))
     before = mem.stats()
@@ -549,7 +549,7 @@ def test_prune_fraction_mode_and_rho_zero():
 
 
 def test_prune_everything_leaves_edges_with_task_and_lesson():
-    from hyperskill_lite.maintenance import maintain
+    from hyperskill_lite.core.maintenance import maintain
 
     mem = build_memory(CFG.replace(prune_mode="fraction", rho=1.0, n_min=0), n_tasks=12)
     _, edges = snapshot(mem)
@@ -581,7 +581,7 @@ def test_memory_w_matches_naive_reference_from_views():
 
 
 def test_merge_keeps_invariants_and_never_crosses_polarity():
-    from hyperskill_lite.maintenance import merge
+    from hyperskill_lite.core.maintenance import merge
 
     cfg = CFG  # paper defaults: delta_merge = 0.85, alpha = 0.5, L = 2
     mem = build_memory(cfg)
@@ -627,7 +627,7 @@ def test_merge_keeps_invariants_and_never_crosses_polarity():
 def test_maintain_report_and_memory_delegation():
     mem = build_memory(CFG)
     before = mem.stats()
-    report = mem.maintain(TemplateMerger())
+    report = maintain(mem, TemplateMerger())
     assert report.sizes_before == before and report.sizes_after == mem.stats()
     assert report.n_pruned > 0 and report.n_merged > 0
     assert report.sizes_after["skill_nodes"] == (
@@ -639,9 +639,9 @@ def test_maintain_report_and_memory_delegation():
 
 
 def test_maintain_on_empty_memory_is_a_no_op():
-    from hyperskill_lite.embed import HashingEncoder
-    from hyperskill_lite.maintenance import maintain
-    from hyperskill_lite.memory import HypergraphMemory
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.core.maintenance import maintain
+    from hyperskill_lite.core.memory import HypergraphMemory
 
     mem = HypergraphMemory(HashingEncoder(dim=32))
     report = maintain(mem, TemplateMerger())
@@ -652,7 +652,7 @@ def test_maintain_on_empty_memory_is_a_no_op():
 
 
 def test_maintain_flags_skip_steps():
-    from hyperskill_lite.maintenance import maintain, prune
+    from hyperskill_lite.core.maintenance import maintain, prune
 
     mem = build_memory(CFG)
     report = maintain(mem, None, merge=False)  # a flat store: prune only, no merger needed

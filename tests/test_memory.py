@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.memory import HypergraphMemory, merge_meta
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.memory import HypergraphMemory, merge_meta
+from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.types import Skill
 
 # ---------------------------------------------------------------- the worked example
@@ -63,7 +64,7 @@ def test_worked_skill_incidence(worked):
 def test_worked_gamma_before_and_after_updates(worked):
     everything = worked.node_ids() + worked.edge_ids()
     np.testing.assert_array_equal(worked.gammas(everything), 0.5)  # nu = 0: prior
-    r = worked.retrieve("Q", ["qa", "qb"])
+    r = retrieve(worked, "Q", ["qa", "qb"])
     # k_s = 2: S_q = [s1, s4]; s2 ties s4 on kappa = 2 and loses on cosine (see test_retrieval)
     used = ["u4", "u2", "s1", "s4", "e1", "e3", "e2"]
     assert r.retrieved_ids == used
@@ -163,7 +164,7 @@ def test_remove_nodes(worked):
 
 
 def test_merge_nodes(worked, table_encoder):
-    r = worked.retrieve("Q", ["qa", "qb"], k_s=3)  # S_q = [s1, s4, s2]
+    r = retrieve(worked, "Q", ["qa", "qb"], k_s=3)  # S_q = [s1, s4, s2]
     worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=r)  # s1, s2: nu 1, T_bar 4
     worked.add_trajectory("T6", [], [], "L6", False, 8, retrieval=r)  # nu 2, sigma 1, T_bar 6
     worked.encoder.table["Source Tables: Official tables first."] = np.array([0.6, 0, 0, 0.8])
@@ -301,7 +302,7 @@ def test_validate_catches_broken_invariants(worked):
 
 
 def test_retrieval_ids_gone_since_are_skipped(worked):
-    r = worked.retrieve("Q", ["qa", "qb"])
+    r = retrieve(worked, "Q", ["qa", "qb"])
     worked.remove_nodes(["s1"])
     worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=r)
     assert worked.node("s4").nu == 1
@@ -453,7 +454,7 @@ def test_random_operations_match_model(discrete_encoder, data):
             used = last.retrieved_ids if last is not None else []
             e = mem.add_trajectory(task, plan, skills, lesson, success, steps, retrieval=last)
             assert e == model.add(enc, task, plan, skills, lesson, success, steps, used)
-            last = mem.retrieve(
+            last = retrieve(mem,
                 data.draw(text), data.draw(st.lists(text, max_size=2)), k_u=2, k_e=2, k_s=2
             )
         elif op == "remove" and model.nodes:
@@ -478,7 +479,7 @@ def test_random_operations_match_model(discrete_encoder, data):
 
 
 def test_retrieval_counts(worked):
-    r = worked.retrieve("Q", ["qa", "qb"], k_s=3)  # R_u [u4, u2], S_q [s1, s4, s2], E* 4 edges
+    r = retrieve(worked, "Q", ["qa", "qb"], k_s=3)  # R_u [u4, u2], S_q [s1, s4, s2], E* 4 edges
     worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=r)
     worked.add_trajectory("T6", [], [], "L6", False, 8, retrieval=r)
     ids = ["s1", "e5", "u4", "s3", "s4", "e1"]
@@ -492,7 +493,7 @@ def test_retrieval_counts(worked):
 
 
 def test_nodes_bulk_equals_one_by_one(worked):
-    worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=worked.retrieve("Q", ["qa", "qb"]))
+    worked.add_trajectory("T5", [], [], "L5", True, 4, retrieval=retrieve(worked, "Q", ["qa", "qb"]))
     ids = ["s4", "u1", "s1", "u5", "s5"]
     views = worked.nodes(ids)
     assert views == [worked.node(i) for i in ids]

@@ -17,11 +17,12 @@ from conftest import DiscreteEncoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperskill_lite.config import HyperSkillConfig
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import load, save, to_state
-from hyperskill_lite.maintenance import TemplateMerger
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import load_memory, save_memory, to_state
+from hyperskill_lite.core.maintenance import TemplateMerger, maintain
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.types import Skill
 
 CONFIGS = {
@@ -68,7 +69,7 @@ add = st.fixed_dictionaries(
     }
 )
 episode = add.map(lambda d: {**d, "op": "episode"})  # retrieve, then add with its stats
-retrieve = st.fixed_dictionaries(
+retrieve_op = st.fixed_dictionaries(
     {
         "op": st.just("retrieve"),
         "task": st.integers(0, len(TASKS) - 1),
@@ -79,7 +80,7 @@ retrieve = st.fixed_dictionaries(
 )
 ops = st.lists(
     st.one_of(
-        episode, episode, add, retrieve, st.just({"op": "maintain"}), st.just({"op": "save_load"})
+        episode, episode, add, retrieve_op, st.just({"op": "maintain"}), st.just({"op": "save_load"})
     ),
     min_size=1,
     max_size=18,
@@ -100,7 +101,7 @@ def _fingerprint(mem: HypergraphMemory) -> list[tuple]:
     out = []
     for task, plan in PROBES:
         for mode in MODES:
-            r = mem.retrieve(task, plan, mode=mode)
+            r = retrieve(mem, task, plan, mode=mode)
             out.append((mode, r.retrieved_ids, r.context))
     return out
 
@@ -120,7 +121,7 @@ def _apply(mem: HypergraphMemory, op: dict, pending: list) -> tuple | None:
     context, a maintenance report's rows), or None."""
     kind = op["op"]
     if kind == "episode":  # the HyperSkill loop: retrieval for the task, then its update
-        pending.append(mem.retrieve(TASKS[op["task"]], [STEPS[j] for j in op["plan"]]))
+        pending.append(retrieve(mem, TASKS[op["task"]], [STEPS[j] for j in op["plan"]]))
         kind = "add"
     if kind == "add":
         skills = [Skill(*SKILLS[i], polarity=p, meta={"src": [i]}) for i, p in op["skills"]]
@@ -139,7 +140,7 @@ def _apply(mem: HypergraphMemory, op: dict, pending: list) -> tuple | None:
         return (e, mem.edge(e).node_ids)
     if kind == "retrieve":
         k = op["k"]
-        r = mem.retrieve(
+        r = retrieve(mem,
             TASKS[op["task"]], [STEPS[j] for j in op["plan"]], mode=op["mode"], k_u=k, k_e=k, k_s=k
         )
         assert len(set(r.retrieved_ids)) == len(r.retrieved_ids)
@@ -147,7 +148,7 @@ def _apply(mem: HypergraphMemory, op: dict, pending: list) -> tuple | None:
         pending.append(r)
         return (r.retrieved_ids, r.context)
     before = mem.stats()
-    report = mem.maintain(TemplateMerger())
+    report = maintain(mem, TemplateMerger())
     assert report.sizes_before == before and report.sizes_after == mem.stats()
     gone = {p["id"] for p in report.pruned} | {m[k] for m in report.merged for k in "ab"}
     assert not gone & set(mem.node_ids())
@@ -169,8 +170,8 @@ def test_random_operation_sequences_keep_the_memory_valid(encoder, config, seque
         where = Path(tmp) / "memory"
         for op in sequence:
             if op["op"] == "save_load":
-                save(mems[-1], where)  # the same directory each time: the swap path
-                back = load(where, encoder=ENCODERS[encoder]())  # vectors from the files
+                save_memory(mems[-1], where)  # the same directory each time: the swap path
+                back = load_memory(where, encoder=ENCODERS[encoder]())  # vectors from the files
                 back.validate()
                 _assert_same_state(mems[-1], back)
                 if exact:  # the loaded twin joins and must behave the same from now on
@@ -185,8 +186,8 @@ def test_random_operation_sequences_keep_the_memory_valid(encoder, config, seque
             assert all(r == results[0] for r in results)
             for m in mems[1:]:
                 _assert_same_state(mems[0], m)
-        save(mems[-1], where)
-        back = load(where, encoder=ENCODERS[encoder]())
+        save_memory(mems[-1], where)
+        back = load_memory(where, encoder=ENCODERS[encoder]())
     mem = mems[-1]
     _assert_same_state(mem, back)
     skills = [Skill(*SKILLS[0]), Skill("Brand New Skill", "Nothing like the others at all.")]
@@ -201,16 +202,16 @@ def test_the_eager_configuration_really_prunes_and_merges():
 
     def episode(t: int, success: bool) -> None:
         skills = [Skill(*SKILLS[0]), Skill(*SKILLS[1]), Skill(*SKILLS[5])]
-        r = mem.retrieve(TASKS[t], [STEPS[0]])
+        r = retrieve(mem, TASKS[t], [STEPS[0]])
         mem.add_trajectory(TASKS[t], [STEPS[0]], skills, "l", success, 2 + t, retrieval=r)
 
     for t in range(6):
         episode(t, t % 3 != 0)
-    merged = mem.maintain(TemplateMerger())
+    merged = maintain(mem, TemplateMerger())
     mem.validate()
     for t in range(6, 10):
         episode(t, False)
-    pruned = mem.maintain(TemplateMerger())
+    pruned = maintain(mem, TemplateMerger())
     mem.validate()
     assert merged.n_merged > 0 and pruned.n_pruned > 0
 
@@ -228,14 +229,14 @@ def test_duplicate_texts_retrieve_the_same_after_a_reload(tmp_path):
         "l",
         False,
         0,
-        retrieval=mem.retrieve(T, [S[0], S[0], S[5]]),
+        retrieval=retrieve(mem, T, [S[0], S[0], S[5]]),
     )
-    r = mem.retrieve(T, [S[0]], k_u=2, k_e=2, k_s=2)
+    r = retrieve(mem, T, [S[0]], k_u=2, k_e=2, k_s=2)
     mem.add_trajectory(T, [S[3]], [], "l", False, 0, retrieval=r)
-    mem.add_trajectory(T, [S[2], S[5]], [], "l", False, 0, retrieval=mem.retrieve(T, [S[2], S[5]]))
-    mem.maintain(TemplateMerger())
-    mem.maintain(TemplateMerger())
-    save(mem, tmp_path / "m")
-    back = load(tmp_path / "m", encoder=HashingEncoder(dim=16, seed=0))
+    mem.add_trajectory(T, [S[2], S[5]], [], "l", False, 0, retrieval=retrieve(mem, T, [S[2], S[5]]))
+    maintain(mem, TemplateMerger())
+    maintain(mem, TemplateMerger())
+    save_memory(mem, tmp_path / "m")
+    back = load_memory(tmp_path / "m", encoder=HashingEncoder(dim=16, seed=0))
     _assert_same_state(mem, back)  # the state round-trips exactly ...
-    assert back.retrieve(*PROBES[0]).subtask_ids == mem.retrieve(*PROBES[0]).subtask_ids
+    assert retrieve(back, *PROBES[0]).subtask_ids == retrieve(mem, *PROBES[0]).subtask_ids

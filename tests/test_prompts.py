@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from hyperskill_lite import prompts as P
-from hyperskill_lite.replies import check_extraction, check_merged, check_steps, extract_json
+from hyperskill_lite.agent import prompts as P
+from hyperskill_lite.agent.replies import check_extraction, check_merged, check_steps, extract_json
 
 
 @pytest.mark.parametrize(

@@ -22,17 +22,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import (
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import (
     MANIFEST,
     MemoryFormatError,
     MemoryLockedError,
-    load,
+    load_memory,
     memory_lock,
-    save,
+    save_memory,
     to_state,
 )
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.types import Skill
 
@@ -69,18 +69,18 @@ def grow(mem: HypergraphMemory, n_new: int) -> None:
 # <seconds>, reaps it and answers "<wait status>".
 ZYGOTE = r"""
 import os, signal, sys, time
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import load, save
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import load_memory, save_memory
 sys.path.insert(0, sys.argv[3])
 from test_reliability_io import DIM, STEP, grow
 
 path, log = sys.argv[1], sys.argv[2]
 
 def saver():
-    mem = load(path, encoder=HashingEncoder(dim=DIM, seed=0))
+    mem = load_memory(path, encoder=HashingEncoder(dim=DIM, seed=0))
     while True:
         grow(mem, STEP)
-        save(mem, path)
+        save_memory(mem, path)
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         os.write(fd, f"{len(mem.edge_ids())}\n".encode())
         os.fsync(fd)
@@ -106,7 +106,7 @@ def test_sigkill_during_save_leaves_the_previous_or_the_new_memory(tmp_path):
     enc = HashingEncoder(dim=DIM, seed=0)
     first = HypergraphMemory(enc)
     grow(first, STEP)
-    save(first, path)
+    save_memory(first, path)
     log.write_text(f"{STEP}\n")
     helper = subprocess.Popen(
         [sys.executable, "-c", ZYGOTE, str(path), str(log), str(Path(__file__).parent)],
@@ -130,7 +130,7 @@ def test_sigkill_during_save_leaves_the_previous_or_the_new_memory(tmp_path):
             mid_save += bool(debris) or not path.exists()
             # on disk for sure: the last save that returned, or what we loaded last time
             confirmed = max(int(log.read_text().split()[-1]), sizes[-1])
-            mem = load(path, encoder=enc)
+            mem = load_memory(path, encoder=enc)
             mem.validate()
             n = len(mem.edge_ids())
             assert n in (confirmed, confirmed + STEP), (n, confirmed)  # previous or new
@@ -149,12 +149,12 @@ def _crash_save(path: Path, where: str) -> subprocess.CompletedProcess:
     """A process that saves a growing memory to `path` twice, SIGKILLed at `where` of its
     second save (HYPERSKILL_CRASH_AT, io.py's fault injection)."""
     code = (
-        "import sys\nfrom hyperskill_lite.embed import HashingEncoder\n"
-        "from hyperskill_lite.io import save\nfrom hyperskill_lite.memory import HypergraphMemory\n"
+        "import sys\nfrom hyperskill_lite.core.embed import HashingEncoder\n"
+        "from hyperskill_lite.core.io import save_memory\nfrom hyperskill_lite.core.memory import HypergraphMemory\n"
         f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
         "from test_reliability_io import DIM, STEP, grow\n"
         "mem = HypergraphMemory(HashingEncoder(dim=DIM, seed=0))\n"
-        f"grow(mem, STEP)\nsave(mem, {str(path)!r})\ngrow(mem, STEP)\nsave(mem, {str(path)!r})\n"
+        f"grow(mem, STEP)\nsave_memory(mem, {str(path)!r})\ngrow(mem, STEP)\nsave_memory(mem, {str(path)!r})\n"
     )
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -171,25 +171,25 @@ def test_crash_between_the_renames_then_a_failing_save_loses_nothing(tmp_path):
     assert not path.exists()  # killed after "mem -> mem.old", before "mem.tmp -> mem"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mem.lock", "mem.old", "mem.tmp"]
     enc = HashingEncoder(dim=DIM, seed=0)
-    assert len(load(path, encoder=enc).edge_ids()) == 2 * STEP  # the new copy
+    assert len(load_memory(path, encoder=enc).edge_ids()) == 2 * STEP  # the new copy
     # the next save puts the newest copy back first, so even a save that fails
     # (here on a meta value that is not JSON) cannot leave only the older copy
     bad = HypergraphMemory(enc)
     bad.add_trajectory("t", [], [], "l", True, 1, meta={"obj": object()})
     with pytest.raises(TypeError, match="not JSON-serialisable"):
-        save(bad, path)
-    assert len(load(path, encoder=enc).edge_ids()) == 2 * STEP
+        save_memory(bad, path)
+    assert len(load_memory(path, encoder=enc).edge_ids()) == 2 * STEP
     assert not (tmp_path / "mem.tmp").exists()
-    mem = load(path, encoder=enc)
+    mem = load_memory(path, encoder=enc)
     grow(mem, STEP)
-    save(mem, path)
+    save_memory(mem, path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mem"]  # debris and lock gone
 
 
 def test_crash_after_writing_the_new_copy_keeps_the_previous_one(tmp_path):
     path = tmp_path / "mem"
     assert _crash_save(path, "memory_save_files").returncode == -signal.SIGKILL
-    mem = load(path, encoder=HashingEncoder(dim=DIM, seed=0))
+    mem = load_memory(path, encoder=HashingEncoder(dim=DIM, seed=0))
     assert len(mem.edge_ids()) == STEP  # the previous memory; the new copy waits in .tmp
     mem.validate()
 
@@ -198,9 +198,9 @@ def test_crash_after_writing_the_new_copy_keeps_the_previous_one(tmp_path):
 HOLDER = r"""
 import os, sys, time
 from pathlib import Path
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import memory_lock, save
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import memory_lock, save_memory
+from hyperskill_lite.core.memory import HypergraphMemory
 path, ready, release = (Path(a) for a in sys.argv[1:4])
 mem = HypergraphMemory(HashingEncoder(dim=8, seed=0))
 mem.add_trajectory("held", [], [], "by the holder", True, 1)
@@ -209,7 +209,7 @@ with memory_lock(path):  # what save holds; a save inside the block re-enters it
     deadline = time.monotonic() + 30
     while not release.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
-    save(mem, path)
+    save_memory(mem, path)
 """
 
 
@@ -224,7 +224,7 @@ def test_second_process_saving_the_same_directory_gets_a_clear_error(tmp_path):
     path, ready, release = tmp_path / "mem", tmp_path / "ready", tmp_path / "release"
     mem = HypergraphMemory(HashingEncoder(dim=8, seed=0))
     mem.add_trajectory("mine", [], [], "by the test", True, 1)
-    save(mem, path)
+    save_memory(mem, path)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(path), str(ready), str(release)],
         env=_env(),
@@ -234,17 +234,17 @@ def test_second_process_saving_the_same_directory_gets_a_clear_error(tmp_path):
     try:
         _wait_for(ready)
         with pytest.raises(MemoryLockedError) as exc:
-            save(mem, path)
+            save_memory(mem, path)
         msg = str(exc.value)
         assert str(path) in msg and f"pid {holder.pid}" in msg and "locked" in msg
         assert isinstance(exc.value, MemoryFormatError)  # one except clause for io errors
-        assert load(path, encoder=mem.encoder).edge(mem.edge_ids()[0]).task == "mine"
+        assert load_memory(path, encoder=mem.encoder).edge(mem.edge_ids()[0]).task == "mine"
     finally:
         release.touch()
         assert holder.wait(timeout=30) == 0, holder.stderr.read()
-    assert load(path, encoder=mem.encoder).edge("e1").task == "held"  # the holder saved
-    save(mem, path)  # the lock is free again
-    assert load(path, encoder=mem.encoder).edge("e1").task == "mine"
+    assert load_memory(path, encoder=mem.encoder).edge("e1").task == "held"  # the holder saved
+    save_memory(mem, path)  # the lock is free again
+    assert load_memory(path, encoder=mem.encoder).edge("e1").task == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mem", "ready", "release"]
 
 
@@ -255,27 +255,27 @@ def test_lock_is_reentrant_in_its_thread_and_refused_to_others(tmp_path):
 
     def other_thread() -> None:
         try:
-            save(mem, path)
+            save_memory(mem, path)
         except MemoryLockedError as e:
             errors.append(e)
 
     with memory_lock(path) as lock:
         assert lock.read_text() == str(os.getpid())
-        save(mem, path)  # re-enters the lock this thread holds
+        save_memory(mem, path)  # re-enters the lock this thread holds
         t = threading.Thread(target=other_thread)
         t.start()
         t.join(timeout=30)
     assert len(errors) == 1 and "another thread" in str(errors[0]) and str(path) in str(errors[0])
     assert not lock.exists()
-    save(mem, path)
-    assert load(path, encoder=mem.encoder).stats() == mem.stats()
+    save_memory(mem, path)
+    assert load_memory(path, encoder=mem.encoder).stats() == mem.stats()
 
 
 def test_a_stale_lock_file_from_a_killed_writer_does_not_block(tmp_path):
     path = tmp_path / "mem"
     (tmp_path / "mem.lock").write_text("99999999")  # left by a SIGKILLed process
     mem = HypergraphMemory(HashingEncoder(dim=8, seed=0))
-    save(mem, path)  # flock died with its holder: the file alone does not lock
+    save_memory(mem, path)  # flock died with its holder: the file alone does not lock
     assert not (tmp_path / "mem.lock").exists()
 
 
@@ -407,7 +407,7 @@ def saved_dir(tmp_path_factory) -> Path:
     mem = HypergraphMemory(HashingEncoder(dim=DIM, seed=0))
     grow(mem, 6)
     path = tmp_path_factory.mktemp("good") / "mem"
-    save(mem, path)
+    save_memory(mem, path)
     return path
 
 
@@ -420,10 +420,10 @@ def test_bad_memory_directory_is_refused_naming_file_and_problem(saved_dir, tmp_
     shutil.copytree(saved_dir, path)
     edit(path)
     with pytest.raises(MemoryFormatError, match=problem) as exc:
-        load(path, encoder=HashingEncoder(dim=DIM, seed=0))
+        load_memory(path, encoder=HashingEncoder(dim=DIM, seed=0))
     assert fname in str(exc.value)
     # the good copy it came from is untouched and loads
-    assert len(load(saved_dir, encoder=HashingEncoder(dim=DIM, seed=0)).edge_ids()) == 6
+    assert len(load_memory(saved_dir, encoder=HashingEncoder(dim=DIM, seed=0)).edge_ids()) == 6
 
 
 def test_text_a_model_wrote_with_lone_surrogates_round_trips(tmp_path):
@@ -439,9 +439,9 @@ def test_text_a_model_wrote_with_lone_surrogates_round_trips(tmp_path):
         2,
         meta={"note": "x\udcff"},
     )
-    save(mem, tmp_path / "mem")
+    save_memory(mem, tmp_path / "mem")
     assert (tmp_path / "mem" / "nodes.json").read_bytes().decode("utf-8")  # valid UTF-8
-    back = load(tmp_path / "mem", encoder=HashingEncoder(dim=DIM, seed=0))
+    back = load_memory(tmp_path / "mem", encoder=HashingEncoder(dim=DIM, seed=0))
     assert to_state(back)["nodes"] == to_state(mem)["nodes"]
     assert back.edge("e1").task == "task \ud800" and back.edge("e1").meta == {"note": "x\udcff"}
 

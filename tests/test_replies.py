@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hyperskill_lite.replies import (
+from hyperskill_lite.agent.replies import (
     check_extraction,
     check_merged,
     check_steps,

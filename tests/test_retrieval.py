@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperskill_lite.memory import HypergraphMemory
-from hyperskill_lite.retrieval import Retrieval, format_context, kappa_counts, top_k
-from hyperskill_lite.types import MemoryContext, Skill
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve, top_k
+from hyperskill_lite.types import Skill
 
 # Worked example (tests/conftest.py): q_task = [1,0,0,0], q_plan = [0,0,1,0].
 # Eq. 2: cos(q_plan, u) = u1 0, u2 .6, u3 0, u4 1, u5 .6 -> R_u = [u4, u2] (u5 ties
@@ -38,7 +38,7 @@ CONTEXT = """## Past Experience
 
 
 def test_worked_full(worked):
-    r = worked.retrieve("Q", ["qa", "qb"])
+    r = retrieve(worked, "Q", ["qa", "qb"])
     assert r.mode == "full"
     assert r.subtask_ids == ["u4", "u2"]
     assert r.subtask_scores == pytest.approx({"u4": 1.0, "u2": 0.6})
@@ -56,13 +56,13 @@ def test_worked_full(worked):
 
 
 def test_worked_kappa_tie_broken_by_similarity(worked):
-    assert worked.retrieve("Q", ["qa", "qb"], k_s=3).skill_ids == ["s1", "s4", "s2"]
+    assert retrieve(worked, "Q", ["qa", "qb"], k_s=3).skill_ids == ["s1", "s4", "s2"]
     # s3 has the best cosine (1.0) but kappa 1: co-occurrence comes first
-    assert worked.retrieve("Q", ["qa", "qb"], k_s=4).skill_ids == ["s1", "s4", "s2", "s3"]
+    assert retrieve(worked, "Q", ["qa", "qb"], k_s=4).skill_ids == ["s1", "s4", "s2", "s3"]
 
 
 def test_worked_context_items_carry_meta(worked):
-    r = worked.retrieve("Q", ["qa", "qb"])
+    r = retrieve(worked, "Q", ["qa", "qb"])
     assert [(i.kind, i.text) for i in r.context_items] == [
         ("lesson", "[success] L1"),
         ("lesson", "[success] L3"),
@@ -72,13 +72,11 @@ def test_worked_context_items_carry_meta(worked):
     ]
     assert r.context_items[0].meta == {"task_id": "t1"}
     assert r.context_items[3].meta == {"latent": ["A"]}
-    ctx = r.to_context()
-    assert isinstance(ctx, MemoryContext)
-    assert (ctx.text, ctx.retrieved, ctx.plan) == (CONTEXT, r.retrieved_ids, ["qa", "qb"])
+    assert (r.context, r.plan) == (CONTEXT, ["qa", "qb"])
 
 
 def test_worked_explain(worked):
-    text = worked.retrieve("Q", ["qa", "qb"]).explain()
+    text = retrieve(worked, "Q", ["qa", "qb"]).explain()
     assert text.splitlines() == [
         "Retrieval [full] for task: 'Q'",
         "Plan P_0: qa | qb",
@@ -93,17 +91,17 @@ def test_worked_explain(worked):
 
 
 def test_worked_modes(worked):
-    r = worked.retrieve("Q", ["qa", "qb"], mode="no-subtask", k_s=3)
+    r = retrieve(worked, "Q", ["qa", "qb"], mode="no-subtask", k_s=3)
     assert (r.subtask_ids, r.edge_ids) == ([], ["e1", "e3"])
     assert r.kappa == {"s1": 2, "s3": 1, "s4": 1, "s2": 1}
     assert r.skill_ids == ["s1", "s3", "s4"]
 
-    r = worked.retrieve("Q", ["qa", "qb"], mode="no-trajectory", k_s=3)
+    r = retrieve(worked, "Q", ["qa", "qb"], mode="no-trajectory", k_s=3)
     assert (r.trajectory_edge_ids, r.edge_ids) == ([], ["e3", "e2"])
     assert r.kappa == {"s4": 2, "s1": 2, "s2": 1}
     assert r.skill_ids == ["s4", "s1", "s2"]  # s4 beats s1 on cosine at kappa 2
 
-    r = worked.retrieve("Q", ["qa", "qb"], mode="flat", k_s=3)
+    r = retrieve(worked, "Q", ["qa", "qb"], mode="flat", k_s=3)
     assert (r.subtask_ids, r.edge_ids, r.kappa, r.lessons) == ([], [], {}, [])
     assert r.skill_ids == ["s3", "s4", "s1"]
     assert r.context == (
@@ -115,33 +113,33 @@ def test_worked_modes(worked):
 
 
 def test_empty_plan_means_no_subtask_path(worked):
-    a = worked.retrieve("Q", [])
-    b = worked.retrieve("Q", ["qa", "qb"], mode="no-subtask")
+    a = retrieve(worked, "Q", [])
+    b = retrieve(worked, "Q", ["qa", "qb"], mode="no-subtask")
     assert (a.edge_ids, a.skill_ids, a.subtask_ids) == (b.edge_ids, b.skill_ids, [])
 
 
 def test_budgets(worked):
-    r = worked.retrieve("Q", ["qa", "qb"], k_u=0, k_e=0, k_s=0)
+    r = retrieve(worked, "Q", ["qa", "qb"], k_u=0, k_e=0, k_s=0)
     assert r.retrieved_ids == [] and r.context == ""
-    r = worked.retrieve("Q", ["qa", "qb"], k_u=50, k_e=50, k_s=50)
+    r = retrieve(worked, "Q", ["qa", "qb"], k_u=50, k_e=50, k_s=50)
     assert len(r.subtask_ids) == 5 and len(r.edge_ids) == 4
     assert set(r.skill_ids) == {"s1", "s2", "s3", "s4", "s5"}
 
 
 def test_removed_nodes_are_never_retrieved(worked):
     worked.remove_nodes(["u4", "s1"])
-    r = worked.retrieve("Q", ["qa", "qb"], k_s=5)
+    r = retrieve(worked, "Q", ["qa", "qb"], k_s=5)
     assert r.subtask_ids == ["u2", "u5"]  # tie at 0.6, creation order
     assert r.subtask_edge_ids == ["e2", "e4"]
     assert r.edge_ids == ["e1", "e3", "e2", "e4"]
     assert "s1" not in r.kappa
-    r = worked.retrieve("Q", [], mode="flat", k_s=5)
+    r = retrieve(worked, "Q", [], mode="flat", k_s=5)
     assert r.skill_ids == ["s3", "s4", "s2", "s5"]
 
 
 def test_empty_memory(hashing):
     mem = HypergraphMemory(hashing)
-    r = mem.retrieve("anything", ["a step"])
+    r = retrieve(mem, "anything", ["a step"])
     assert r.context == "" and r.retrieved_ids == [] and r.context_items == []
     assert hashing.n_encoded == 0
     assert "(no skills)" in r.explain()
@@ -150,7 +148,7 @@ def test_empty_memory(hashing):
 def test_memory_of_empty_hyperedges(hashing):
     mem = HypergraphMemory(hashing)
     mem.add_trajectory("task one", [], [], "lesson one", False, 2)
-    r = mem.retrieve("task one", ["a step"])
+    r = retrieve(mem, "task one", ["a step"])
     assert r.edge_ids == ["e1"] and r.skill_ids == []
     assert r.context == "## Past Experience\n1. [failure] lesson one"
 
@@ -167,7 +165,7 @@ def test_memory_of_empty_hyperedges(hashing):
 )
 def test_bad_input(worked, kwargs, exc, message):
     with pytest.raises(exc, match=message):
-        worked.retrieve(**{"task": "Q", "plan": [], **kwargs})
+        retrieve(worked, **{"task": "Q", "plan": [], **kwargs})
 
 
 # ---------------------------------------------------------------- helpers
@@ -282,12 +280,12 @@ def test_random_memories_match_reference(discrete_encoder, trajs, query, mode, k
     last = None
     for task, plan, skills, lesson, ok, steps in trajs:
         mem.add_trajectory(task, plan, skills, lesson, ok, steps, retrieval=last)
-        last = mem.retrieve(task, plan)
+        last = retrieve(mem, task, plan)
     ids = mem.node_ids()
     mem.remove_nodes(sorted({ids[i % len(ids)] for i in drop}) if ids else [])
     mem.validate()
     task, plan = query
-    r = mem.retrieve(task, plan, mode=mode, k_u=ks[0], k_e=ks[1], k_s=ks[2])
+    r = retrieve(mem, task, plan, mode=mode, k_u=ks[0], k_e=ks[1], k_s=ks[2])
     r_u, e_sub, e_traj, e_star, kappa, s_q = reference(mem, enc, task, plan, mode, *ks)
     assert r.subtask_ids == r_u
     assert r.subtask_edge_ids == e_sub

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.embed import HashingEncoder
+from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import make_method
 from hyperskill_lite.runner import RunError, read_records, run_episodes, shuffled, summarize
-from hyperskill_lite.skillworld import SimExecutor, SimLLM, make_tasks
+from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
 N = 24
 VOLATILE = ("memory_seconds",)

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from hyperskill_lite.sandbox import PythonSandbox, safe_env
-from hyperskill_lite.tools import Toolbox
+from hyperskill_lite.agent.sandbox import PythonSandbox, safe_env
+from hyperskill_lite.agent.tools import Toolbox
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="the sandbox needs Linux /proc")
 

@@ -19,17 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.cassette import Cassette
+from hyperskill_lite.agent.cassette import Cassette
+from hyperskill_lite.agent.llm import LLMError, PromptedLLM
+from hyperskill_lite.agent.sandbox import PythonSandbox
+from hyperskill_lite.agent.scripted_server import (
+    ScriptedServer,
+    error,
+    prompt_aware_responder,
+    text,
+)
+from hyperskill_lite.agent.scripted_server import tool_call as call
+from hyperskill_lite.agent.tools import HttpSearch, Toolbox
 from hyperskill_lite.cli import main
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.io import save
-from hyperskill_lite.llm import LLMError, PromptedLLM
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.io import save_memory
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.sandbox import PythonSandbox
-from hyperskill_lite.scripted_server import ScriptedServer, error, prompt_aware_responder, text
-from hyperskill_lite.scripted_server import tool_call as call
-from hyperskill_lite.tools import HttpSearch, Toolbox
 from hyperskill_lite.types import Skill, Task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,7 +208,7 @@ def test_skillworld_run_and_memory_save_leak_no_key(tmp_path, secret_env, capsys
     assert rc == 0
     mem = HypergraphMemory(HashingEncoder(dim=32, seed=0))
     mem.add_trajectory("task", ["step"], [Skill("Name", "Content.")], "lesson", True, 2)
-    save(mem, tmp_path / "memory")
+    save_memory(mem, tmp_path / "memory")
     out = capsys.readouterr()
     assert_no_secret(out.out + out.err, "the printed output")
     assert assert_tree_clean(tmp_path) >= 8

@@ -1,4 +1,4 @@
-"""Tests for hyperskill_lite.skillworld: library, generator, SimLLM, SimExecutor, contexts."""
+"""Tests for hyperskill_lite.world: library, generator, SimLLM, SimExecutor, contexts."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.skillworld import (
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Skill, Task
+from hyperskill_lite.world import (
     PROFILES,
     SimExecutor,
     SimLLM,
@@ -28,10 +30,8 @@ from hyperskill_lite.skillworld import (
     render_items,
     stable_seed,
 )
-from hyperskill_lite.skillworld.generator import allocate_levels, template_weights
-from hyperskill_lite.skillworld.library import count_sentences, count_words, split_sentences
-from hyperskill_lite.tokens import count_tokens
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Skill, Task
+from hyperskill_lite.world.generator import allocate_levels, template_weights
+from hyperskill_lite.world.library import count_sentences, count_words, split_sentences
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -589,7 +589,7 @@ def test_empirical_success_matches_probability(all_tasks):
 
 
 def test_executor_rejects_foreign_task():
-    with pytest.raises(ValueError, match="only work on tasks from skillworld.make_tasks"):
+    with pytest.raises(ValueError, match="only work on tasks from world.make_tasks"):
         SimExecutor().run(Task(id="c", question="q"), MemoryContext())
 
 
@@ -648,7 +648,7 @@ def test_reference_contexts(lib, all_tasks):
 
 _FINGERPRINT = """
 import hashlib, json
-from hyperskill_lite.skillworld import SimExecutor, SimLLM, make_tasks, oracle_context
+from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks, oracle_context
 from hyperskill_lite.types import MemoryContext
 tasks = make_tasks("gaia", n=12, seed=9)
 llm, ex = SimLLM(seed=9), SimExecutor(seed=9)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hyperskill_lite.store import Incidence, Rows
+from hyperskill_lite.core.store import Incidence, Rows
 
 
 def test_rows_grow_keep_everything_and_ids_are_never_reused():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hyperskill_lite.tools import (
+from hyperskill_lite.agent.tools import (
     HttpSearch,
     LocalCorpus,
     Toolbox,

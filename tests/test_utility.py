@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hyperskill_lite.utility import utility
+from hyperskill_lite.core.utility import utility
 
 
 def gamma_reference(sigma, nu, t_bar, t_min, t_max, beta=0.7, prior=0.5) -> float:

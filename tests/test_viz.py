@@ -14,11 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from hyperskill_lite import viz
-from hyperskill_lite.embed import HashingEncoder
-from hyperskill_lite.memory import HypergraphMemory
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.utility import utility
+from hyperskill_lite.plots import viz
 from hyperskill_lite.types import Skill
-from hyperskill_lite.utility import utility
 
 A = Skill("Cross Source Validation", "Confirm a figure in two sources.")
 B = Skill("Targeted Database Search", "Query the registry with exact identifiers.")
@@ -112,7 +113,7 @@ def test_gamma_grid_matches_utility_and_hand_value():
 
 
 def test_rank_comparison_on_a_real_retrieval(memory):
-    r = memory.retrieve("task four", ["step e"], k_u=2, k_e=2, k_s=2)
+    r = retrieve(memory, "task four", ["step e"], k_u=2, k_e=2, k_s=2)
     rows = viz.rank_comparison(r, {"s1": "A"})
     assert [x["id"] for x in rows] == list(r.kappa)
     assert [x["rank_kappa"] for x in rows] == list(range(1, len(rows) + 1))
@@ -121,7 +122,7 @@ def test_rank_comparison_on_a_real_retrieval(memory):
     assert [x["rank_cosine"] for x in by_cos] == list(range(1, len(rows) + 1))
     assert {x["id"] for x in rows if x["in_S_q"]} == set(r.skill_ids)
     assert next(x for x in rows if x["id"] == "s1")["name"] == "A"
-    flat = memory.retrieve("task four", mode="flat")
+    flat = retrieve(memory, "task four", mode="flat")
     with pytest.raises(ValueError, match="flat"):
         viz.rank_comparison(flat)
 

@@ -4,6 +4,9 @@ exact-match scorer, and the judges (exact, LLM GT-judge, self-judge).
 Users bring the data (GAIA is gated and must not be reshared; xBench asks that its
 plain text not be posted online); nothing here downloads or writes benchmark items.
 
+May import: `core/`, `types.py`, `agent/` (the judges call a model). Must not import:
+`baselines/`, `world/`, `plots/`, or the top-level runner, registry and CLI.
+
 >>> from hyperskill_lite.bench import gaia_scorer
 >>> gaia_scorer("1,024", "1024")
 True

@@ -11,7 +11,7 @@ All are callables ``(task, episode) -> bool`` (`types.Judge`); each also writes 
 verdict to ``episode.meta["judge"]`` (``{"kind", "correct", "reason"}``) so the runner's
 episode record keeps it. The GT-judge prompt is ours.
 
-Not here: model clients (llm.py): the judges take any object with
+Not here: model clients (agent/llm.py): the judges take any object with
 ``chat_json(op, prompt, validate=None)`` (LLMJudge) or ``judge(task, episode)``
 (SelfJudge), such as `PromptedLLM`; model errors propagate to the caller.
 """

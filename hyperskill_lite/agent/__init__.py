@@ -1,0 +1,39 @@
+"""The live path: an agent on a real model behind an OpenAI-compatible API.
+
+`llm.py` (`PromptedLLM`: the memory's model operations with the paper's prompts, retries,
+usage, re-asks), `prompts.py` (the paper's prompt texts), `replies.py` (JSON extraction
+and contract checks), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
+`tools.py` and `sandbox.py` (web_search, crawl_page, python, inspect_file_as_text),
+`cassette.py` (record / replay), `scripted_server.py` (a scripted OpenAI-compatible
+server for tests and offline demos), `tokens.py` (token estimates from real text).
+
+May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench/`,
+`plots/`, or the top-level runner, registry and CLI.
+"""
+
+from hyperskill_lite.agent.cassette import Cassette, CassetteMiss
+from hyperskill_lite.agent.llm import (
+    LLMConnectionError,
+    LLMError,
+    LLMRequestError,
+    LLMResponseError,
+    PromptedLLM,
+)
+from hyperskill_lite.agent.loop import AgentExecutor
+from hyperskill_lite.agent.scripted_server import ScriptedServer
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.agent.tools import Toolbox
+
+__all__ = [
+    "PromptedLLM",
+    "LLMError",
+    "LLMConnectionError",
+    "LLMRequestError",
+    "LLMResponseError",
+    "AgentExecutor",
+    "Toolbox",
+    "Cassette",
+    "CassetteMiss",
+    "ScriptedServer",
+    "count_tokens",
+]

@@ -1,0 +1,598 @@
+"""PromptedLLM: the memory's model operations over an OpenAI-compatible chat API.
+
+`PromptedLLM` implements `MemoryLLM` (types.py) with the paper's prompts (prompts.py)
+against vLLM's OpenAI server or a hosted API: ``decompose`` (P_0 = LLM-Decompose(d_q),
+the subtask path of Eq. 2), ``extract`` (skills or mistakes and the lesson l_e for a new
+hyperedge), ``merge`` (LLM-Merge of an Eq. 10 candidate pair) and ``judge`` (our
+self-judge, no gold answer). Around every call it adds what a live run needs:
+
+- configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
+  ``HYPERSKILL_MODEL``; temperature 0.7 (Appendix A); a timeout;
+- retries with exponential backoff on 429, 5xx, timeouts and connection errors (the
+  client's own retries are off so the loop is ours), then `LLMConnectionError`;
+- token usage per call (`ChatReply.usage`), overall and per episode (`Usage`);
+- JSON extraction that survives code fences, ``<think>`` blocks and prose, and
+  contract checks that repair or reject replies (1-3 skills, short names, 1-6 steps;
+  replies.py, re-exported here), one bounded re-ask with the error, then
+  `LLMResponseError` naming the operation;
+- record/replay through a `Cassette`; errors are recorded too, so a replay fails where
+  the live run failed. Exceptions and cassettes never contain the API key.
+
+Not here: the agent loop (loop.py), tools (tools.py), the prompt texts (prompts.py),
+reply parsing (replies.py), gold-answer judges (bench/), streaming and the Responses API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from hyperskill_lite.agent.cassette import Cassette, env_secrets
+from hyperskill_lite.agent.prompts import (
+    BENCHMARKS,
+    REASK,
+    clip_middle,
+    decomposition_prompt,
+    extraction_prompt,
+    fill,
+    judge_prompt,
+    merge_prompt,
+)
+from hyperskill_lite.agent.replies import (
+    MAX_SKILLS,
+    MAX_STEPS,
+    check_extraction,
+    check_merged,
+    check_steps,
+    check_verdict,
+    clean_name,
+    extract_json,
+    scrub_surrogates,
+    strip_thinking,
+)
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.types import Episode, Extraction, Polarity, Skill, Task
+
+__all__ = [
+    "PromptedLLM",
+    "ChatReply",
+    "Usage",
+    "UsageSnapshot",
+    "LLMError",
+    "LLMConnectionError",
+    "LLMRequestError",
+    "LLMResponseError",
+    "extract_json",
+    "scrub_surrogates",
+    "strip_thinking",
+    "clean_name",
+    "check_steps",
+    "check_extraction",
+    "check_merged",
+    "check_verdict",
+    "MAX_SKILLS",
+    "MAX_STEPS",
+]
+
+ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "HYPERSKILL_MODEL"
+
+
+class LLMError(RuntimeError):
+    """A model operation failed; `op` names it ("decompose", "extract", "agent", ...)."""
+
+    def __init__(self, op: str, detail: str) -> None:
+        self.op, self.detail = op, detail
+        super().__init__(f"{op}: {detail}")
+
+
+class LLMConnectionError(LLMError):
+    """The server could not be reached or kept failing (429, 5xx, timeouts) after retries."""
+
+
+class LLMRequestError(LLMError):
+    """The server refused the request (a 4xx other than 429: bad model name, bad key, ...)."""
+
+    def __init__(self, op: str, detail: str, status: int | None = None) -> None:
+        super().__init__(op, detail)
+        self.status = status
+
+
+class LLMResponseError(LLMError):
+    """The model answered, but not usably, even after the re-ask."""
+
+
+# --------------------------------------------------------------------------- usage
+@dataclass(frozen=True)
+class UsageSnapshot:
+    """Counters at one moment; subtract two to get the usage in between."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __sub__(self, other: UsageSnapshot) -> UsageSnapshot:
+        return UsageSnapshot(
+            self.calls - other.calls,
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+        )
+
+
+@dataclass
+class Usage:
+    """Running token and call counts of one `PromptedLLM`.
+
+    >>> u = Usage(); u.add("decompose", 100, 20); s = u.snapshot(); u.add("extract", 50, 5)
+    >>> u.since(s)
+    UsageSnapshot(calls=1, prompt_tokens=50, completion_tokens=5)
+    >>> u.by_op["decompose"]
+    {'calls': 1, 'prompt_tokens': 100, 'completion_tokens': 20}
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    reasks: int = 0
+    by_op: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, op: str, prompt_tokens: int, completion_tokens: int) -> None:
+        self.calls += 1
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        row = self.by_op.setdefault(op, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        row["calls"] += 1
+        row["prompt_tokens"] += prompt_tokens
+        row["completion_tokens"] += completion_tokens
+
+    def snapshot(self) -> UsageSnapshot:
+        return UsageSnapshot(self.calls, self.prompt_tokens, self.completion_tokens)
+
+    def since(self, snapshot: UsageSnapshot) -> UsageSnapshot:
+        """Usage after `snapshot` was taken (e.g. one episode's)."""
+        return self.snapshot() - snapshot
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "retries": self.retries,
+            "reasks": self.reasks,
+            "by_op": {k: dict(v) for k, v in self.by_op.items()},
+        }
+
+
+@dataclass
+class ChatReply:
+    """One assistant reply: `message` in OpenAI format (role, content, tool_calls) and
+    `usage` (prompt_tokens, completion_tokens, total_tokens) of that call."""
+
+    message: dict[str, Any]
+    usage: dict[str, int]
+    finish_reason: str | None = None
+
+    @property
+    def content(self) -> str:
+        return self.message.get("content") or ""
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return list(self.message.get("tool_calls") or [])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "usage": self.usage, "finish_reason": self.finish_reason}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChatReply:
+        return cls(d["message"], d["usage"], d.get("finish_reason"))
+
+
+# --------------------------------------------------------------------------- client
+def _safe_url(url: str | None) -> str:
+    """A base URL without credentials, query or fragment, fit for an error message."""
+    if not url:
+        return "the default OpenAI endpoint"
+    try:
+        p = urlsplit(url)
+        host, port = p.hostname or "", p.port
+    except ValueError:  # "http://[::1", a bad port, ...
+        return "(an invalid URL)"
+    if port:
+        host = f"{host}:{port}"
+    return urlunsplit((p.scheme, host, p.path, "", ""))
+
+
+class PromptedLLM:
+    """The memory's model operations (MemoryLLM) over an OpenAI-compatible chat API.
+
+    Parameters
+    ----------
+    base_url, model, api_key
+        Server, model name and key; each falls back to ``OPENAI_BASE_URL``,
+        ``HYPERSKILL_MODEL`` and ``OPENAI_API_KEY``. A local server without a key gets
+        the placeholder "EMPTY" (vLLM's convention). Not needed at all to replay.
+    benchmark
+        Decomposition prompt: "gaia", "webwalkerqa", "xbench", or "auto" (the task's
+        own `benchmark` when it is one of those, else GAIA's).
+    temperature
+        Sampling temperature of every call (0.7, Appendix A).
+    timeout, max_retries
+        Seconds per request; retries after the first attempt on 429, 5xx, timeouts,
+        connection errors and unreadable replies, waiting ``retry_base_delay * 2**i``
+        seconds (at most `retry_max_delay`; a Retry-After header is honoured).
+    cassette
+        Record every call to, or replay every call from, a `Cassette`.
+    client
+        An ``openai.OpenAI``-compatible client to use instead of building one.
+    max_tokens, extra_body
+        Passed to every call when set (e.g. ``extra_body={"chat_template_kwargs":
+        {"enable_thinking": False}}`` for Qwen3 on vLLM).
+    max_reasks
+        Re-asks after an unusable JSON reply before `LLMResponseError` (1).
+    max_trajectory_chars
+        Trajectories longer than this are cut in the middle before extraction/judging.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        benchmark: str = "gaia",
+        temperature: float = 0.7,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        cassette: Cassette | None = None,
+        client: Any = None,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = 30.0,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        max_reasks: int = 1,
+        max_trajectory_chars: int = 12000,
+    ) -> None:
+        self.base_url = base_url or os.environ.get(ENV_BASE_URL) or None
+        self.model = model or os.environ.get(ENV_MODEL) or ""
+        if not self.model:
+            raise ValueError(f"no model name: pass model=... or set {ENV_MODEL}")
+        self.__api_key = api_key or os.environ.get(ENV_API_KEY) or None
+        bench = benchmark.lower().replace("-", "").replace("_", "")
+        if bench not in (*BENCHMARKS, "auto"):
+            raise ValueError(
+                f"unknown benchmark {benchmark!r}; expected one of {BENCHMARKS} or 'auto'"
+            )
+        if max_retries < 0 or max_reasks < 0:
+            raise ValueError("max_retries and max_reasks must be >= 0")
+        self.benchmark = bench
+        self.temperature = temperature
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        self.max_tokens = max_tokens
+        self.extra_body = extra_body
+        self.max_reasks = max_reasks
+        self.max_trajectory_chars = max_trajectory_chars
+        self.cassette = cassette
+        if cassette is not None:
+            cassette.add_secret(self.__api_key)
+        self._client = client
+        self.usage = Usage()
+
+    def __repr__(self) -> str:
+        return self._redact(
+            f"PromptedLLM(base_url={_safe_url(self.base_url)!r}, model={self.model!r}, "
+            f"benchmark={self.benchmark!r}, cassette={self.cassette!r})"
+        )
+
+    @property
+    def client(self) -> Any:
+        """The openai client, built on first use (never in replay)."""
+        if self._client is None:
+            import openai
+
+            if not self.__api_key and not self.base_url:
+                raise LLMRequestError(
+                    "config",
+                    f"no API key: set {ENV_API_KEY}, or pass base_url=... for a local server",
+                )
+            try:
+                self._client = openai.OpenAI(
+                    base_url=self.base_url,
+                    api_key=self.__api_key or "EMPTY",
+                    timeout=self.timeout,
+                    max_retries=0,
+                )
+            except Exception as e:  # httpx's InvalidURL and kin: a configuration error
+                raise LLMRequestError(
+                    "config",
+                    self._redact(
+                        f"cannot use the base URL {_safe_url(self.base_url)!r}: "
+                        f"{type(e).__name__}: {e}"
+                    ),
+                ) from None
+        return self._client
+
+    def _redact(self, text: str) -> str:
+        for s in {self.__api_key, *env_secrets()} - {None, ""}:
+            text = text.replace(s, "***")
+        return text
+
+    # -- raw chat --------------------------------------------------------------
+    def chat(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        op: str = "chat",
+        **params: Any,
+    ) -> ChatReply:
+        """One chat completion (with retries, usage counting and the cassette).
+
+        `params` (e.g. ``tool_choice``, ``max_tokens``, ``temperature``) are sent as is.
+
+        Raises
+        ------
+        LLMConnectionError, LLMRequestError
+            After retries, or when the server refuses the request.
+        CassetteMiss
+            In replay, for a request the cassette never recorded.
+        """
+        params = {"temperature": self.temperature, **params}
+        if self.max_tokens is not None:
+            params.setdefault("max_tokens", self.max_tokens)
+        if self.extra_body:
+            params.setdefault("extra_body", self.extra_body)
+        # lone surrogates (a "\\ud800" escape in an earlier reply) cannot be sent as UTF-8
+        messages = [scrub_surrogates(dict(m)) for m in messages]
+        tools = list(tools) if tools else None
+        request = {"model": self.model, "messages": messages, "tools": tools, "params": params}
+        if self.cassette is not None and self.cassette.replaying:
+            data = self.cassette.lookup("chat", request, op=op)
+        else:
+            data = self._call_with_retries(op, messages, tools, params)
+            if self.cassette is not None:
+                self.cassette.record("chat", request, data, op=op)
+        self.usage.retries += max(0, int(data.get("attempts", 1)) - 1)
+        if "error" in data:
+            err = data["error"]
+            if err.get("type") == "request":
+                raise LLMRequestError(op, err["detail"], err.get("status"))
+            raise LLMConnectionError(op, err["detail"])
+        reply = ChatReply.from_dict(data["reply"])
+        self.usage.add(
+            op,
+            int(reply.usage.get("prompt_tokens", 0)),
+            int(reply.usage.get("completion_tokens", 0)),
+        )
+        return reply
+
+    def _call_with_retries(
+        self,
+        op: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+    ) -> dict[str, Any]:
+        import openai
+
+        client = self.client
+        last, delay_floor = "", 0.0
+        attempts = self.max_retries + 1
+        for attempt in range(attempts):
+            if attempt:
+                delay = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempt - 1))
+                time.sleep(max(delay, min(delay_floor, self.retry_max_delay)))
+            delay_floor = 0.0
+            kwargs = dict(params)
+            if tools:
+                kwargs["tools"] = tools
+            try:
+                resp = client.chat.completions.create(model=self.model, messages=messages, **kwargs)
+            except openai.APIStatusError as e:
+                status, msg = e.status_code, self._redact(_status_message(e))
+                if status in (408, 409, 429) or status >= 500:
+                    last = f"HTTP {status}: {msg}"
+                    delay_floor = _retry_after(e)
+                    continue
+                return {
+                    "attempts": attempt + 1,
+                    "error": {
+                        "type": "request",
+                        "status": status,
+                        "detail": f"the model server refused the request (HTTP {status}): {msg}",
+                    },
+                }
+            except openai.APITimeoutError:
+                last = f"no reply within {self.timeout:g} s (timeout)"
+                continue
+            except openai.APIConnectionError as e:
+                cause = e.__cause__ or e
+                last = f"connection failed ({self._redact(type(cause).__name__ + ': ' + str(cause))[:200]})"
+                continue
+            except (
+                json.JSONDecodeError,
+                UnicodeDecodeError,
+                openai.APIResponseValidationError,
+            ) as e:
+                last = f"the reply is not an OpenAI chat completion ({self._redact(str(e))[:200]})"
+                continue
+            try:
+                return {"attempts": attempt + 1, "reply": self._reply_dict(resp, messages)}
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+                body = self._redact(str(resp))[:120]
+                last = f"the reply is not an OpenAI chat completion ({type(e).__name__}; body {body!r})"
+        return {
+            "attempts": attempts,
+            "error": {
+                "type": "connection",
+                "detail": self._redact(
+                    f"gave up after {attempts} attempt(s) to get a reply from the model server at "
+                    f"{_safe_url(self.base_url)} (model {self.model!r}); last error: {last}"
+                ),
+            },
+        }
+
+    @staticmethod
+    def _reply_dict(resp: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        choice = resp.choices[0]
+        m = choice.message
+        message: dict[str, Any] = {"role": "assistant", "content": m.content}
+        if m.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                }
+                for c in m.tool_calls
+            ]
+        u = resp.usage
+        if u is not None:
+            usage = {
+                "prompt_tokens": int(u.prompt_tokens or 0),
+                "completion_tokens": int(u.completion_tokens or 0),
+            }
+        else:  # some servers omit usage: estimate it from the text
+            out = (m.content or "") + json.dumps(message.get("tool_calls", []))
+            usage = {
+                "prompt_tokens": count_tokens(json.dumps(messages, ensure_ascii=False)),
+                "completion_tokens": count_tokens(out),
+                "estimated": 1,
+            }
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        reply = {"message": message, "usage": usage, "finish_reason": choice.finish_reason}
+        return scrub_surrogates(reply)
+
+    # -- JSON operations ---------------------------------------------------------
+    def chat_json(
+        self,
+        op: str,
+        prompt: str | Sequence[dict[str, Any]],
+        validate: Callable[[Any], Any] | None = None,
+        **params: Any,
+    ) -> Any:
+        """Send `prompt`, extract the JSON of the reply and pass it through `validate`.
+
+        `validate` may repair and return a value, or raise ValueError. On a failure the
+        model is re-asked once with the error (``max_reasks``); then `LLMResponseError`
+        names `op` and the last problem.
+        """
+        messages = (
+            [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+        )
+        problem = ""
+        for attempt in range(self.max_reasks + 1):
+            reply = self.chat(messages, op=op if attempt == 0 else f"{op}:reask", **params)
+            try:
+                obj = extract_json(reply.content)
+                return validate(obj) if validate is not None else obj
+            except ValueError as e:
+                problem = str(e)
+            if attempt < self.max_reasks:
+                self.usage.reasks += 1
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": reply.content},
+                    {"role": "user", "content": fill(REASK, error=problem)},
+                ]
+        raise LLMResponseError(
+            op,
+            self._redact(
+                f"the model's reply was not usable after {self.max_reasks} re-ask(s): {problem}"
+            ),
+        )
+
+    def _benchmark_for(self, task: Task) -> str:
+        if self.benchmark != "auto":
+            return self.benchmark
+        b = task.benchmark.lower().replace("-", "").replace("_", "")
+        return {"webwalker": "webwalkerqa"}.get(b, b) if b in (*BENCHMARKS, "webwalker") else "gaia"
+
+    def decompose(self, task: Task) -> list[str]:
+        """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 2)."""
+        return self.chat_json(
+            "decompose", decomposition_prompt(task.text, self._benchmark_for(task)), check_steps
+        )
+
+    def extract(self, task: Task, episode: Episode) -> Extraction:
+        """Skills after a success, mistakes after a failure, and the lesson l_e."""
+        polarity: Polarity = "success" if episode.success else "failure"
+        prompt = extraction_prompt(
+            task.text, self._trajectory(episode), _result_text(episode), episode.success
+        )
+        return self.chat_json("extract", prompt, lambda o: check_extraction(o, polarity))
+
+    def merge(self, a: Skill, b: Skill) -> Skill:
+        """LLM-Merge of an Eq. 10 candidate pair into one higher-order skill or mistake."""
+        if a.polarity != b.polarity:
+            raise ValueError(
+                f"merge needs two items of one polarity, got {a.polarity!r} and {b.polarity!r}"
+            )
+        kind = "skill" if a.polarity == "success" else "mistake"
+        merged = self.chat_json(
+            "merge",
+            merge_prompt(a.name, a.content, b.name, b.content, kind),
+            lambda o: check_merged(o, a.polarity),
+        )
+        merged.meta = {"merged_from": [a.name, b.name]}
+        return merged
+
+    def judge_verdict(self, task: Task, episode: Episode) -> tuple[bool, str]:
+        """Self-judge (no gold answer): ``(success, reason)``."""
+        prompt = judge_prompt(task.text, self._trajectory(episode), episode.answer)
+        return self.chat_json("judge", prompt, check_verdict)
+
+    def judge(self, task: Task, episode: Episode) -> bool:
+        """Self-judge (no gold answer): did the episode solve the task?"""
+        return self.judge_verdict(task, episode)[0]
+
+    def _trajectory(self, episode: Episode) -> str:
+        return clip_middle(
+            episode.trajectory or "(no trajectory recorded)", self.max_trajectory_chars
+        )
+
+    def models(self) -> list[str]:
+        """Model ids the server lists at ``/models`` (live only)."""
+        return [m.id for m in self.client.models.list()]
+
+
+def _result_text(episode: Episode) -> str:
+    outcome = "SUCCESS" if episode.success else "FAILURE"
+    text = f"{outcome}. Final answer: {episode.answer if episode.answer else '(none)'}"
+    if episode.error:
+        text += f". Error: {episode.error}"
+    return text
+
+
+def _status_message(e: Any) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        msg = inner.get("message") if isinstance(inner, dict) else None
+        if msg:
+            return str(msg)[:300]
+    return str(getattr(e, "message", "") or e)[:300]
+
+
+def _retry_after(e: Any) -> float:
+    try:
+        return float(e.response.headers.get("retry-after", 0) or 0)
+    except (AttributeError, TypeError, ValueError):
+        return 0.0

@@ -1,0 +1,396 @@
+"""AgentExecutor: the live agent, a tool-calling loop over an OpenAI-compatible model.
+
+One task is run as a loop of steps (Eq. act): at step t the model sees the system
+message (instructions and the memory context m = (S_q, L_q), injected once, at the
+start), the task, and only the last w = 3 steps (``hist_{t-w:t-1}``; older steps are
+dropped from the messages), then either calls tools or gives the final answer. Two
+protocols:
+
+- "tools": the OpenAI tools format (works with vLLM's OpenAI server started with
+  ``--enable-auto-tool-choice --tool-call-parser ...``); a ``final_answer`` tool and a
+  plain "FINAL ANSWER: ..." reply both end the run;
+- "json": for servers without tool calling, each reply is one JSON object
+  ``{"tool": name, "arguments": {...}}`` or ``{"final_answer": "..."}`` in the text.
+  "auto" (the default) starts with "tools" and switches to "json" for good when the
+  server answers 400 about tools.
+
+The episode counts steps (model calls of the loop), tool calls and tokens (from the
+API's usage), renders a readable trajectory, and records failures instead of raising:
+an API error after retries or a reply still malformed after one re-ask ends the run
+with ``Episode.error`` set and ``success=False``. Tool results go through the LLM's
+cassette too, so a replay needs no network and no tool backends.
+
+Not here: judging the answer (the runner's judge decides `success`), memory retrieval
+and update (methods.py, baselines/), the tools themselves (tools.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from hyperskill_lite.agent.llm import (
+    ChatReply,
+    LLMError,
+    LLMRequestError,
+    PromptedLLM,
+    extract_json,
+    scrub_surrogates,
+    strip_thinking,
+)
+from hyperskill_lite.agent.prompts import REASK, agent_system_prompt, fill
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.types import Episode, MemoryContext, Task
+
+__all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
+
+FINAL_ANSWER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "final_answer",
+        "description": "Give the final answer to the task and stop.",
+        "parameters": {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+        },
+    },
+}
+_FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.+)", re.I | re.S)
+_TEXT_TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
+ATTACHMENT_KEYS = ("file", "file_path", "attachment")
+
+
+def parse_final_answer(text: str) -> str | None:
+    """The answer in a "FINAL ANSWER: ..." reply, or None.
+
+    >>> parse_final_answer("<think>x</think>I checked both sources.\\nFINAL ANSWER: 42")
+    '42'
+    >>> parse_final_answer("still searching") is None
+    True
+    """
+    m = _FINAL.search(strip_thinking(text))
+    return m.group(1).strip().strip("*").strip() if m else None
+
+
+@dataclass
+class _Step:
+    """One step: the messages it adds to the history and a readable rendering."""
+
+    messages: list[dict[str, Any]]
+    text: str
+    tool_calls: list[str] = field(default_factory=list)
+
+
+class _Malformed(ValueError):
+    pass
+
+
+class AgentExecutor:
+    """Runs a task with a memory context through a live model and tools (Executor).
+
+    Parameters
+    ----------
+    llm
+        The model client; its cassette (if any) also records tool results.
+    tools
+        The toolbox; None gives ``Toolbox()`` (python and inspect_file_as_text).
+    max_steps
+        Model calls per task; the last one is told to answer.
+    window
+        w, the number of recent steps kept in the messages (Eq. act; 3 in the paper).
+    protocol
+        "auto", "tools" or "json" (see the module docstring).
+    max_observation_chars
+        Tool results are cut to this length in the messages.
+    trajectory_chars
+        Tool results are cut to this length in `Episode.trajectory`.
+
+    A file named in ``task.meta["file"]`` (or "file_path", "attachment") may be read
+    with inspect_file_as_text during that task, wherever it is.
+    """
+
+    def __init__(
+        self,
+        llm: PromptedLLM,
+        tools: Toolbox | None = None,
+        *,
+        max_steps: int = 10,
+        window: int = 3,
+        protocol: Literal["auto", "tools", "json"] = "auto",
+        max_observation_chars: int = 6000,
+        trajectory_chars: int = 1000,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        if window < 0:
+            raise ValueError(f"window must be >= 0, got {window}")
+        if protocol not in ("auto", "tools", "json"):
+            raise ValueError(f"protocol must be 'auto', 'tools' or 'json', got {protocol!r}")
+        self.llm = llm
+        self.tools = tools if tools is not None else Toolbox()
+        self.max_steps = max_steps
+        self.window = window
+        self.protocol = protocol
+        self.max_observation_chars = max_observation_chars
+        self.trajectory_chars = trajectory_chars
+
+    # -- public ------------------------------------------------------------------
+    def run(self, task: Task, context: MemoryContext) -> Episode:
+        """Run `task` with `context`; model failures are recorded in the Episode, never raised."""
+        self._attach(task)
+        start = self.llm.usage.snapshot()
+        steps: list[_Step] = []
+        answer: str | None = None
+        error: str | None = None
+        stopped = "max_steps"
+        protocol = "json" if self.protocol == "json" else "tools"
+        t = 0
+        while t < self.max_steps:
+            t += 1
+            last = t == self.max_steps
+            try:
+                reply = self._ask(task, context, steps, protocol, last)
+            except LLMRequestError as e:
+                if (
+                    protocol == "tools"
+                    and self.protocol == "auto"
+                    and e.status == 400
+                    and "tool" in e.detail.lower()
+                ):
+                    protocol = "json"
+                    self.protocol = "json"  # remember for the next tasks
+                    t -= 1
+                    continue
+                error, stopped = f"{type(e).__name__}: {e}", "error"
+                break
+            except LLMError as e:
+                error, stopped = f"{type(e).__name__}: {e}", "error"
+                break
+            try:
+                answer, step = self._act(reply, protocol, t)
+            except _Malformed as bad:
+                try:
+                    reply = self._reask(task, context, steps, protocol, last, reply, str(bad))
+                    answer, step = self._act(reply, protocol, t)
+                except _Malformed as e:
+                    error = f"LLMResponseError: agent: step {t}: reply still malformed after a re-ask: {e}"
+                    stopped = "error"
+                    break
+                except LLMError as e:
+                    error, stopped = f"{type(e).__name__}: {e}", "error"
+                    break
+            steps.append(step)
+            if answer is not None:
+                stopped = "answer"
+                break
+        used = self.llm.usage.since(start)
+        n_calls = sum(len(s.tool_calls) for s in steps)
+        trajectory = "\n\n".join(s.text for s in steps)
+        if answer is not None:
+            trajectory += f"\n\nFinal answer: {answer}"
+        elif error:
+            trajectory += f"\n\nRun failed: {error}"
+        else:
+            trajectory += f"\n\nNo final answer within {self.max_steps} steps."
+        return Episode(
+            task_id=task.id,
+            success=answer is not None and error is None,
+            steps=len(steps),
+            calls=n_calls,
+            answer=answer,
+            trajectory=trajectory.strip(),
+            tokens=used.total_tokens,
+            error=error,
+            meta={
+                "context_tokens": count_tokens(context.text),
+                "prompt_tokens": used.prompt_tokens,
+                "completion_tokens": used.completion_tokens,
+                "llm_calls": used.calls,
+                "protocol": protocol,
+                "stopped": stopped,
+                "tools_used": [n for s in steps for n in s.tool_calls],
+            },
+        )
+
+    # -- messages ----------------------------------------------------------------
+    def _messages(
+        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool
+    ) -> list[dict[str, Any]]:
+        system = agent_system_prompt(
+            context.text, self.tools.schemas(), json_protocol=protocol == "json"
+        )
+        user = f"Task: {task.text}"
+        dropped = max(0, len(steps) - self.window)
+        if dropped:
+            user += f"\n\n(Steps 1-{dropped} are no longer shown; the most recent steps follow.)"
+        msgs = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        for s in steps[dropped:]:  # the sliding window hist_{t-w:t-1} (Eq. act)
+            msgs.extend(s.messages)
+        if last:
+            msgs.append(
+                {
+                    "role": "user",
+                    "content": "This is your last step: reply now with "
+                    "FINAL ANSWER: <answer>"
+                    + (" (as JSON final_answer)" if protocol == "json" else ""),
+                }
+            )
+        return msgs
+
+    def _tool_schemas(self) -> list[dict[str, Any]]:
+        return [*self.tools.schemas(), FINAL_ANSWER_TOOL]
+
+    def _ask(
+        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool
+    ) -> ChatReply:
+        msgs = self._messages(task, context, steps, protocol, last)
+        if protocol == "tools":
+            return self.llm.chat(msgs, self._tool_schemas(), op="agent")
+        return self.llm.chat(msgs, op="agent")
+
+    def _reask(
+        self,
+        task: Task,
+        context: MemoryContext,
+        steps: list[_Step],
+        protocol: str,
+        last: bool,
+        bad: ChatReply,
+        problem: str,
+    ) -> ChatReply:
+        msgs = self._messages(task, context, steps, protocol, last)
+        msgs += [
+            {"role": "assistant", "content": bad.content},
+            {"role": "user", "content": fill(REASK, error=problem)},
+        ]
+        self.llm.usage.reasks += 1
+        if protocol == "tools":
+            return self.llm.chat(msgs, self._tool_schemas(), op="agent:reask")
+        return self.llm.chat(msgs, op="agent:reask")
+
+    # -- acting --------------------------------------------------------------------
+    def _act(self, reply: ChatReply, protocol: str, t: int) -> tuple[str | None, _Step]:
+        """Turn a reply into (final answer or None, step); raises _Malformed."""
+        thought = strip_thinking(reply.content)
+        if protocol == "tools" and reply.tool_calls:
+            return self._tool_step(reply, thought, t)
+        action = self._text_action(thought)
+        said = {"role": "assistant", "content": reply.content}
+        if action is None and protocol == "tools":
+            # no tool call: the reply is the answer ("FINAL ANSWER: ..." or plain text)
+            answer = parse_final_answer(thought) or thought
+            if not answer:
+                raise _Malformed("the reply is empty: call a tool or reply FINAL ANSWER: <answer>")
+            return answer, _Step([said], f"Step {t}\nThought: {_short(thought, 600)}")
+        if action is None:
+            answer = parse_final_answer(thought)
+            if answer is None:
+                raise _Malformed(
+                    'expected one JSON object {"tool": ..., "arguments": {...}} or '
+                    '{"final_answer": ...}; got ' + repr(_short(" ".join(thought.split()), 160))
+                )
+            action = {"final_answer": answer}
+        note = f"Step {t}\nThought: {_short(str(action.get('thought', '')), 600)}"
+        if "final_answer" in action:
+            return str(action["final_answer"]).strip(), _Step([said], note)
+        name, args = action["tool"], action["arguments"]
+        obs = self._run_tool(name, args)
+        observe = {
+            "role": "user",
+            "content": f"Observation from {name}:\n{_short(obs, self.max_observation_chars)}",
+        }
+        note += (
+            f"\nAction: {name}({_short(json.dumps(args, ensure_ascii=False), 300)})"
+            f"\nObservation: {_short(obs, self.trajectory_chars)}"
+        )
+        return None, _Step([said, observe], note, [name])
+
+    @staticmethod
+    def _text_action(text: str) -> dict[str, Any] | None:
+        """A JSON action written in the text, or None: ``{"tool", "arguments"}``,
+        ``{"final_answer"}``, or a hermes-style ``<tool_call>{"name", "arguments"}</tool_call>``
+        that a server without a tool parser passes through as text."""
+        found: list[tuple[str, Any]] = []
+        m = _TEXT_TOOL_CALL.search(text)
+        if m:
+            try:
+                found.append(("hermes", json.loads(m.group(1))))
+            except json.JSONDecodeError:
+                pass
+        try:
+            found.append(("json", extract_json(text)))
+        except ValueError:
+            pass
+        for kind, c in found:
+            if not isinstance(c, dict):
+                continue
+            if "final_answer" in c:
+                return {"final_answer": c["final_answer"], "thought": c.get("thought", "")}
+            name = c.get("tool") or (c.get("name") if kind == "hermes" else None)
+            if isinstance(name, str) and name:
+                args = c.get("arguments", c.get("parameters", {}))
+                if isinstance(args, str):
+                    try:
+                        args = scrub_surrogates(json.loads(args))
+                    except (json.JSONDecodeError, RecursionError):
+                        continue
+                if isinstance(args, dict):
+                    return {"tool": name, "arguments": args, "thought": c.get("thought", "")}
+        return None
+
+    def _tool_step(self, reply: ChatReply, thought: str, t: int) -> tuple[str | None, _Step]:
+        messages: list[dict[str, Any]] = [dict(reply.message)]
+        lines = [f"Step {t}"] + ([f"Thought: {_short(thought, 600)}"] if thought else [])
+        names: list[str] = []
+        answer = None
+        for call in reply.tool_calls:
+            fn = call.get("function", {})
+            name, raw = fn.get("name", ""), fn.get("arguments") or "{}"
+            try:
+                args = scrub_surrogates(json.loads(raw) if isinstance(raw, str) else raw)
+                if not isinstance(args, dict):
+                    raise ValueError("not an object")
+            except (ValueError, RecursionError) as e:
+                obs = f"Error: the arguments of {name} are not a JSON object ({e}); call it again with valid JSON"
+                args = None
+            if args is not None and name == "final_answer":
+                answer = str(args.get("answer", "")).strip()
+                obs = "Final answer recorded."
+            elif args is not None:
+                obs = self._run_tool(name, args)
+                names.append(name)
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.get("id", ""),
+                    "content": _short(obs, self.max_observation_chars),
+                }
+            )
+            shown = raw if isinstance(raw, str) else json.dumps(raw)
+            lines.append(f"Action: {name}({_short(shown, 300)})")
+            if name != "final_answer":
+                lines.append(f"Observation: {_short(obs, self.trajectory_chars)}")
+        return answer, _Step(messages, "\n".join(lines), names)
+
+    def _run_tool(self, name: str, args: dict[str, Any]) -> str:
+        cassette = self.llm.cassette
+        request = {"name": name, "arguments": args}
+        if cassette is None:
+            return self.tools.call(name, args)
+        return cassette.through("tool", request, lambda: self.tools.call(name, args), op=name)
+
+    def _attach(self, task: Task) -> None:
+        self.tools.attachments = set()
+        for k in ATTACHMENT_KEYS:
+            v = task.meta.get(k)
+            if isinstance(v, (str, Path)) and str(v):
+                self.tools.attachments.add(Path(v).expanduser().resolve())
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n] + f" [... {len(text) - n} more characters]"

@@ -1,0 +1,361 @@
+"""The paper's prompts (Appendix "Prompts") as plain-text templates, and their builders.
+
+Templates hold ``{name}`` placeholders that `fill` replaces in a single pass, so text
+inserted for one placeholder (a task, a trajectory) is never scanned again: braces in a
+task or a reply stay as they are. The templates follow the paper's boxes word for word
+(LaTeX markup turned into plain text):
+
+- task decomposition for GAIA, WebWalkerQA and xBench (`decomposition_prompt`),
+- skill extraction after a success and mistake extraction after a failure
+  (`extraction_prompt`; the paper abbreviates the failure prompt's rules as "same as
+  success extraction", here they are written out),
+- structure-informed merging (`merge_prompt`, ``{type}`` = "skill" or "mistake"),
+- the retrieved-memory format shown to the agent (`format_memory`).
+
+Ours, not the paper's (it gives no text for them): the self-judge prompt, the agent's
+system prompt, and the JSON-in-text tool protocol for servers without tool calling.
+
+>>> p = decomposition_prompt("Who wrote {X}?", "gaia")
+>>> "Task: Who wrote {X}?" in p
+True
+
+Not here: sending prompts or reading replies (llm.py), the agent loop (loop.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "BENCHMARKS",
+    "DECOMPOSE_GAIA",
+    "DECOMPOSE_WEBWALKERQA",
+    "DECOMPOSE_XBENCH",
+    "EXTRACT_SUCCESS",
+    "EXTRACT_FAILURE",
+    "MERGE",
+    "SELF_JUDGE",
+    "AGENT_SYSTEM",
+    "AGENT_JSON_PROTOCOL",
+    "REASK",
+    "fill",
+    "clip_middle",
+    "decomposition_prompt",
+    "extraction_prompt",
+    "merge_prompt",
+    "judge_prompt",
+    "agent_system_prompt",
+    "format_memory",
+    "describe_tools",
+]
+
+BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
+
+DECOMPOSE_GAIA = """\
+Decompose this task into 1-3 SHORT steps. Minimize steps to save context window.
+
+Available tools:
+- web_search(query): Search with SPECIFIC keywords (names, dates, exact phrases)
+- crawl_page(url): Read a URL - use ONLY when you need specific page content
+- inspect_file_as_text(path): Read attached files - START HERE if task has a file
+- inspect_file_as_image(path): View images/figures
+- python code: Calculations, counting, data processing
+
+Key principles:
+- If a file is attached, read it FIRST
+- Use web_search with the MOST specific terms possible
+- Prefer python code for calculations over searching
+
+Task: {query}
+
+Return ONLY a JSON array: [{"name": "action_name", "description": "use <tool> to <specific action>"}]"""
+
+DECOMPOSE_WEBWALKERQA = """\
+Decompose this web navigation task into 2-4 steps.
+
+Available tools:
+- web_search(query): Search for specific pages on the website
+- crawl_page(url): Read content from a URL
+
+Navigation strategy: ALWAYS start by crawling the root URL to understand site structure. \
+Then navigate to the relevant section (News, Awards, Faculty, etc.) before searching for specifics.
+
+Example for "Find what award Prof X won in 2021 on university.edu":
+[{"name": "explore_site", "description": "crawl_page(root_url) to find navigation menu"},
+ {"name": "navigate_section", "description": "crawl_page(root_url/awards)"},
+ {"name": "find_target", "description": "web_search('Prof X award 2021 site:university.edu')"}]
+
+Task: {query}
+
+Return ONLY a JSON array."""
+
+DECOMPOSE_XBENCH = """\
+Decompose this data task into 2-4 steps. Each step must specify WHICH DATA to get and HOW to process it.
+
+Available tools:
+- web_search(query): Search for data sources
+- crawl_page(url): Read data from specific URLs
+- python code: Run calculations, unit conversions, comparisons
+
+Task: {query}
+
+Return ONLY a JSON array: [{"name": "action_name", "description": "use <tool> to <specific data action>"}]"""
+
+_RULES = """\
+CRITICAL RULES:
+- Names must be SHORT reusable pattern names (3-5 words), NOT task-specific.
+  Bad: "Search for Zip Codes". Good: "Targeted Database Search".
+- Content must be a COMPLETE paragraph (2-4 sentences) that covers: WHAT to do, WHEN to apply it, and WHY it works.
+- Extract 1-3 items max. Quality over quantity.
+- Do NOT include task-specific details (exact names, IDs, URLs). Make knowledge transferable."""
+
+EXTRACT_SUCCESS = (
+    "Extract reusable knowledge from this SUCCESSFUL task.\n\n"
+    + _RULES
+    + """
+
+Task: {query}
+Trajectory: {trajectory}
+Result: {result}
+
+Extract skills (what strategies worked well).
+
+Extract as JSON:
+{
+  "skills": [
+    {"name": "Short Skill Name",
+     "content": "2-4 sentence paragraph..."}],
+  "knowledge_fragment": "ONE OR TWO sentences stating the core transferable lesson."
+}"""
+)
+
+EXTRACT_FAILURE = (
+    "Extract reusable lessons from this FAILED task.\n\n"
+    + _RULES
+    + """
+
+Task: {query}
+Trajectory: {trajectory}
+Result: {result}
+
+Extract mistakes (what went wrong and how to avoid it).
+
+Extract as JSON:
+{
+  "mistakes": [{"name": "Short Mistake Name",
+                "content": "2-4 sentence paragraph describing what fails, why, and what to do instead."}],
+  "knowledge_fragment": "ONE OR TWO sentences stating the core failure mode to avoid."
+}"""
+)
+
+MERGE = """\
+These two {type}s are structurally and semantically related. Consolidate them into ONE \
+higher-order {type} that captures the knowledge from both.
+
+{TYPE} A:
+Name: {name_a}
+Content: {content_a}
+
+{TYPE} B:
+Name: {name_b}
+Content: {content_b}
+
+Create a consolidated {type} that:
+- Has a SHORT reusable name (3-5 words)
+- Has content (2-4 sentences) covering BOTH strategies/patterns
+- Is more general and widely applicable than either individual {type}
+
+Reply with ONLY JSON: {"name": "...", "content": "..."}"""
+
+SELF_JUDGE = """\
+You are judging whether an AI agent solved a task. You do not know the correct answer: \
+judge only from the task, what the agent did and the answer it gave.
+
+Task: {query}
+Trajectory: {trajectory}
+Final answer: {answer}
+
+The task counts as solved only if the final answer is specific, answers exactly what was \
+asked, and is supported by what the agent found. It is NOT solved if the agent gave no \
+answer, gave up, hit an error, guessed without evidence, or answered a different question.
+
+Reply with ONLY JSON: {"success": true or false, "reason": "one sentence"}"""
+
+AGENT_SYSTEM = """\
+You are an agent that solves tasks step by step using tools. At each step, call the \
+tool that gets you closer to the answer; read the result before deciding the next step. \
+Only the most recent steps stay visible to you, so keep track of what you have learned \
+in your replies.
+{memory}
+When you know the answer, reply with no tool call in the form:
+FINAL ANSWER: <the answer, as short as possible: a number, a name, a date or a short phrase>"""
+
+AGENT_JSON_PROTOCOL = """\
+
+Tools are called by replying with ONE JSON object and nothing else:
+{"thought": "<why>", "tool": "<tool name>", "arguments": {<arguments>}}
+When you know the answer, reply with:
+{"thought": "<why>", "final_answer": "<the answer>"}
+
+Available tools:
+{tools}"""
+
+REASK = """\
+Your previous reply could not be used: {error}
+Reply again with ONLY the JSON asked for: no prose, no code fences."""
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def fill(template: str, **values: Any) -> str:
+    """Replace each ``{name}`` whose name is in `values`, in one pass.
+
+    Braces that are not placeholders (JSON examples) and text inside the inserted
+    values are left alone.
+
+    >>> fill('Task: {query} -> {"name": "..."}', query="find {x}")
+    'Task: find {x} -> {"name": "..."}'
+    """
+    return _PLACEHOLDER.sub(
+        lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template
+    )
+
+
+def clip_middle(text: str, max_chars: int) -> str:
+    """Keep the first and last parts of `text` so it fits in about `max_chars` characters.
+
+    >>> clip_middle("abcdefghij", 6)
+    'abc\\n[... 4 characters omitted ...]\\nhij'
+    >>> clip_middle("short", 10)
+    'short'
+    """
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    head = max_chars // 2
+    tail = max_chars - head
+    omitted = len(text) - head - tail
+    return f"{text[:head]}\n[... {omitted} characters omitted ...]\n{text[len(text) - tail :]}"
+
+
+def decomposition_prompt(query: str, benchmark: str = "gaia") -> str:
+    """The task-decomposition prompt of `benchmark` ("gaia", "webwalkerqa", "xbench")."""
+    templates = {
+        "gaia": DECOMPOSE_GAIA,
+        "webwalkerqa": DECOMPOSE_WEBWALKERQA,
+        "xbench": DECOMPOSE_XBENCH,
+    }
+    key = benchmark.lower().replace("-", "").replace("_", "")
+    key = {"webwalker": "webwalkerqa"}.get(key, key)
+    if key not in templates:
+        raise ValueError(
+            f"unknown benchmark {benchmark!r} for decomposition; expected one of {BENCHMARKS}"
+        )
+    return fill(templates[key], query=query)
+
+
+def extraction_prompt(query: str, trajectory: str, result: str, success: bool) -> str:
+    """Skill extraction (success) or mistake extraction (failure) prompt."""
+    return fill(
+        EXTRACT_SUCCESS if success else EXTRACT_FAILURE,
+        query=query,
+        trajectory=trajectory,
+        result=result,
+    )
+
+
+def merge_prompt(
+    name_a: str, content_a: str, name_b: str, content_b: str, kind: str = "skill"
+) -> str:
+    """The structure-informed merging prompt; `kind` is "skill" or "mistake".
+
+    >>> merge_prompt("A", "a.", "B", "b.", "mistake").splitlines()[0][:40]
+    'These two mistakes are structurally and '
+    """
+    if kind not in ("skill", "mistake"):
+        raise ValueError(f"merge kind must be 'skill' or 'mistake', got {kind!r}")
+    return fill(
+        MERGE,
+        type=kind,
+        TYPE=kind.upper(),
+        name_a=name_a,
+        content_a=content_a,
+        name_b=name_b,
+        content_b=content_b,
+    )
+
+
+def judge_prompt(query: str, trajectory: str, answer: str | None) -> str:
+    """Self-judge prompt (ours): a JSON verdict without the gold answer."""
+    return fill(
+        SELF_JUDGE,
+        query=query,
+        trajectory=trajectory,
+        answer=answer if answer else "(no answer given)",
+    )
+
+
+def describe_tools(schemas: Sequence[Mapping[str, Any]]) -> str:
+    """One line per tool of OpenAI tool schemas, for the JSON-in-text protocol.
+
+    >>> describe_tools([{"type": "function", "function": {"name": "web_search",
+    ...     "description": "Search the web.", "parameters": {"type": "object",
+    ...     "properties": {"query": {"type": "string"}}, "required": ["query"]}}}])
+    '- web_search(query: string): Search the web.'
+    """
+    lines = []
+    for s in schemas:
+        fn = s.get("function", s)
+        props = fn.get("parameters", {}).get("properties", {})
+        required = set(fn.get("parameters", {}).get("required", []))
+        args = ", ".join(
+            f"{k}: {v.get('type', 'any')}" + ("" if k in required else " (optional)")
+            for k, v in props.items()
+        )
+        lines.append(f"- {fn['name']}({args}): {fn.get('description', '')}".rstrip())
+    return "\n".join(lines)
+
+
+def agent_system_prompt(
+    memory: str = "", tools: Sequence[Mapping[str, Any]] | None = None, json_protocol: bool = False
+) -> str:
+    """The agent's system message: instructions, the memory context (once), and, for
+    servers without tool calling, the JSON-in-text protocol with the tool list."""
+    block = (
+        f"\nThe following memory from past tasks may help:\n\n{memory.strip()}\n"
+        if memory.strip()
+        else ""
+    )
+    text = fill(AGENT_SYSTEM, memory=block)
+    if json_protocol:
+        text += fill(AGENT_JSON_PROTOCOL, tools=describe_tools(tools or []))
+    return text
+
+
+def format_memory(
+    lessons: Iterable[tuple[str, str]] = (),
+    skills: Iterable[tuple[str, str]] = (),
+    mistakes: Iterable[tuple[str, str]] = (),
+) -> str:
+    """The retrieved-memory format of the paper (Appendix "Prompts").
+
+    `lessons` are ``(outcome, lesson)`` pairs, outcome "success" or "failure";
+    `skills` and `mistakes` are ``(name, content)`` pairs. Empty sections are left out.
+
+    >>> print(format_memory([("success", "Use the registry.")], [("Targeted Search", "Query it.")]))
+    ## Past Experience
+    1. [success] Use the registry.
+    <BLANKLINE>
+    ## Relevant Skills
+    1. **Targeted Search**: Query it.
+    """
+    sections = []
+    rows = [f"{i}. [{o}] {t}" for i, (o, t) in enumerate(lessons, 1)]
+    if rows:
+        sections.append("## Past Experience\n" + "\n".join(rows))
+    for title, items in (("## Relevant Skills", skills), ("## Mistakes to Avoid", mistakes)):
+        rows = [f"{i}. **{n}**: {c}" if n else f"{i}. {c}" for i, (n, c) in enumerate(items, 1)]
+        if rows:
+            sections.append(title + "\n" + "\n".join(rows))
+    return "\n\n".join(sections)

@@ -1,0 +1,39 @@
+"""The ten baseline memory systems of the paper's Table 1, and No Memory.
+
+One module per system (reasoningbank, expel, awm, generative, voyager, dilu, cheatsheet,
+memp, memevolve, plugmem, no_memory), each a `MemorySystem` with retrieval count 3 and
+the shared encoder (Appendix A), plus what they share: `base.py` (the base class, save /
+load, context rendering), `store.py` (a growable embedding store), `ops.py` (their model
+operations: the note records, reply checks and the prompted implementation) and
+`prompts.py` (the prompts of those operations). The offline implementations of the same
+operations are SkillWorld's (world/baseline_ops.py).
+
+May import: `core/`, `types.py`, `agent/` (prompt filling and reply cleaning). Must not
+import: `world/`, `bench/`, `plots/`, or the top-level runner, registry and CLI.
+"""
+
+from hyperskill_lite.baselines.awm import AgentWorkflowMemory
+from hyperskill_lite.baselines.cheatsheet import DynamicCheatsheet
+from hyperskill_lite.baselines.dilu import DiLu
+from hyperskill_lite.baselines.expel import ExpeL
+from hyperskill_lite.baselines.generative import GenerativeMemory
+from hyperskill_lite.baselines.memevolve import LightweightMemory
+from hyperskill_lite.baselines.memp import MemP
+from hyperskill_lite.baselines.no_memory import NoMemory
+from hyperskill_lite.baselines.plugmem import PlugMem
+from hyperskill_lite.baselines.reasoningbank import ReasoningBank
+from hyperskill_lite.baselines.voyager import Voyager
+
+__all__ = [
+    "AgentWorkflowMemory",
+    "DynamicCheatsheet",
+    "DiLu",
+    "ExpeL",
+    "GenerativeMemory",
+    "LightweightMemory",
+    "MemP",
+    "NoMemory",
+    "PlugMem",
+    "ReasoningBank",
+    "Voyager",
+]

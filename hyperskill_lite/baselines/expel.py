@@ -1,0 +1,152 @@
+"""ExpeL: an experience pool of trajectories plus a list of voted insights (rules).
+
+Mechanism (Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", AAAI 2024):
+
+- store: every episode goes into the experience pool, keyed by its task; successful
+  trajectories are the ones retrieved later as examples;
+- insights: the model compares experiences (a failure against a similar success, or a
+  success against another) and edits a shared rule list with operations ADD (a new
+  rule, importance 2), EDIT (rewrite, +1), UPVOTE (+1) and DOWNVOTE (-1); a rule whose
+  importance reaches 0 is removed;
+- retrieve: insights plus the top-k successful trajectories of the most similar tasks
+  (phi(task) against the pool keys) as in-context examples.
+
+Simplified here: ExpeL gathers experience with Reflexion retries and extracts insights
+offline in batches; this online version runs one insight-extraction call after every
+episode, comparing it with the most similar stored experience of the opposite outcome
+(if any). ExpeL puts the whole rule list in the prompt; with the shared setup (retrieval
+count 3, as the MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules
+by cosine to the task are shown (`insights_k=None` shows all, by importance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
+
+__all__ = ["ExpeL"]
+
+
+class ExpeL(BaselineMemory):
+    """ExpeL on the runner's interface (module docstring).
+
+    `pool` rows: key = task text; payload ``{"task_id", "task", "success", "trajectory",
+    "meta"}``. `rules` rows: key = the rule text; payload = the rule note (count =
+    importance).
+    """
+
+    name = "expel"
+    SECTIONS = (
+        ("insight", "## Insights from past experience"),
+        ("trajectory", "## Successful trajectories of similar tasks"),
+    )
+    STORES = ("pool", "rules")
+
+    def __init__(
+        self, llm: Any, encoder: Any = None, k: int = 3, insights_k: int | None = 3
+    ) -> None:
+        super().__init__(llm, encoder, k)
+        if insights_k is not None and insights_k < 1:
+            raise ValueError(f"expel: insights_k must be >= 1 or None, got {insights_k}")
+        self.insights_k = insights_k
+        self.pool = self._new_store()
+        self.rules = self._new_store()
+        self.removed_rules = 0
+
+    def _rule_list(self) -> list[int]:
+        """Live rule rows by importance (desc), then age: the order shown to the model."""
+        rows = self.rules.rows()
+        return sorted(rows, key=lambda r: (-self.rules.payloads[r]["count"], r))
+
+    def begin(self, task: Task) -> MemoryContext:
+        if not len(self.pool) and not len(self.rules):
+            return MemoryContext()
+        q = self._vec(task.text)
+        if self.insights_k is None:
+            rule_rows = self._rule_list()
+        else:
+            rule_rows = [r for r, _ in self.rules.topk(q, self.insights_k)]
+        items: list[ContextItem] = []
+        retrieved = []
+        for r in rule_rows:
+            items.append(note_item("insight", MemoryNote.from_dict(self.rules.payloads[r])))
+            retrieved.append(f"rule{r}")
+        for r, _ in self.pool.topk(q, self.k, where=lambda p: p["success"]):
+            p = self.pool.payloads[r]
+            items.append(
+                ContextItem("trajectory", f"Task: {p['task']}\n{p['trajectory']}", dict(p["meta"]))
+            )
+            retrieved.append(f"traj{r}")
+        return self._context(items, retrieved)
+
+    def end(self, task: Task, episode: Episode) -> None:
+        q = self._vec(task.text)
+        shown = self._rule_list()
+        rules = [MemoryNote.from_dict(self.rules.payloads[r]) for r in shown]
+        contrast = None
+        hit = self.pool.topk(q, 1, where=lambda p: p["success"] != bool(episode.success))
+        if hit:
+            p = self.pool.payloads[hit[0][0]]
+            contrast = MemoryNote(
+                p["task"],
+                p["trajectory"],
+                polarity="success" if p["success"] else "failure",
+                meta=dict(p["meta"]),
+            )
+        ops = self._op("insight_ops", rules, task, episode, contrast)
+        self._apply(ops, shown)
+        self.t += 1
+        self.pool.add(
+            task.text,
+            q,
+            {
+                "task_id": task.id,
+                "task": task.text,
+                "success": bool(episode.success),
+                "trajectory": episode.trajectory,
+                "meta": self._meta_of(task, episode),
+            },
+        )
+
+    def _apply(self, ops: list[Any], shown: list[int]) -> None:
+        """Apply rule operations; indices refer to `shown` (the list the model saw)."""
+        for op in ops:
+            if op.op == "ADD" and op.note is not None:
+                note = MemoryNote.from_dict(op.note.to_dict())
+                note.count = 2
+                self.rules.add(note.text, self._vec(note.text), note.to_dict())
+                continue
+            if op.index is None or not 0 <= op.index < len(shown):
+                continue
+            row = shown[op.index]
+            if row not in self.rules.rows():  # removed earlier in this batch
+                continue
+            cur = MemoryNote.from_dict(self.rules.payloads[row])
+            if op.op == "EDIT" and op.note is not None:
+                new = MemoryNote.from_dict(op.note.to_dict())
+                new.count = cur.count + 1
+                self.rules.update(row, new.to_dict(), key=new.text, vec=self._vec(new.text))
+            elif op.op == "UPVOTE":
+                cur.count += 1
+                self.rules.update(row, cur.to_dict())
+            elif op.op == "DOWNVOTE":
+                cur.count -= 1
+                if cur.count <= 0:
+                    self.rules.remove(row)
+                    self.removed_rules += 1
+                else:
+                    self.rules.update(row, cur.to_dict())
+
+    def stats(self) -> dict[str, int]:
+        succ = sum(1 for r in self.pool.rows() if self.pool.payloads[r]["success"])
+        return {"experiences": len(self.pool), "successes": succ, "insights": len(self.rules)}
+
+    def _state(self) -> dict[str, Any]:
+        return {"removed_rules": self.removed_rules, "insights_k": self.insights_k}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        self.removed_rules = int(state["removed_rules"])
+        self.insights_k = state["insights_k"]

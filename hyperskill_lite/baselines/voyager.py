@@ -1,0 +1,88 @@
+"""Voyager: a skill library of verified programs, keyed by their descriptions.
+
+Mechanism (Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language
+Models", TMLR 2024):
+
+- store: when self-verification confirms a task was completed, the program that did it
+  becomes a skill: the model names it and writes a description of what it does, and
+  the skill is indexed by the embedding of that description; a new skill with the name
+  of an existing one replaces it (a newer version); failed attempts add nothing;
+- retrieve: phi(task) against the description embeddings; the top-k skills (their
+  programs) are put in the prompt as reusable code;
+- update: addition and same-name replacement; no other maintenance.
+
+Simplified here: web-research agents have no executable game API, so a "program" is the
+procedure the agent followed, written as parameterised steps; verification is the
+runner's learning judge; retrieval queries with the task alone (Voyager adds the
+environment feedback of the current attempt, which a one-shot context does not have);
+k = 3 (the shared setup; Voyager uses 5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.types import Episode, MemoryContext, Task
+
+__all__ = ["Voyager"]
+
+
+class Voyager(BaselineMemory):
+    """Voyager's skill library on the runner's interface (module docstring).
+
+    `library` rows: key = the skill description; payload ``{"task_id", "note",
+    "version"}`` (note.title is the skill name, note.content its program).
+    """
+
+    name = "voyager"
+    SECTIONS = (("skill", "## Skills from the skill library"),)
+    STORES = ("library",)
+
+    def __init__(self, llm: Any, encoder: Any = None, k: int = 3) -> None:
+        super().__init__(llm, encoder, k)
+        self.library = self._new_store()
+
+    def begin(self, task: Task) -> MemoryContext:
+        if not len(self.library):
+            return MemoryContext()
+        rows = [r for r, _ in self.library.topk(self._vec(task.text), self.k)]
+        items = []
+        for r in rows:
+            n = MemoryNote.from_dict(self.library.payloads[r]["note"])
+            items.append(note_item("skill", n, f"{n.title}: {n.description}\n{n.content}"))
+        return self._context(items, [f"skill{r}" for r in rows])
+
+    def end(self, task: Task, episode: Episode) -> None:
+        self.t += 1
+        if not episode.success:
+            return
+        note = self._op("describe_program", task, episode)
+        key = note.description or note.title
+        same = [
+            r
+            for r in self.library.rows()
+            if self.library.payloads[r]["note"]["title"] == note.title
+        ]
+        if same:
+            version = self.library.payloads[same[0]]["version"] + 1
+            self.library.update(
+                same[0],
+                {"task_id": task.id, "note": note.to_dict(), "version": version},
+                key=key,
+                vec=self._vec(key),
+            )
+        else:
+            self.library.add(
+                key, self._vec(key), {"task_id": task.id, "note": note.to_dict(), "version": 1}
+            )
+
+    def stats(self) -> dict[str, int]:
+        return {"skills": len(self.library)}
+
+    def _state(self) -> dict[str, Any]:
+        return {}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        return None

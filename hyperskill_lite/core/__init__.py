@@ -1,0 +1,98 @@
+"""The paper's core (§3): the hypergraph memory, utility, retrieval, maintenance, phi, files.
+
+===============  =======================================================================
+module           what it holds (paper)
+===============  =======================================================================
+config.py        `HyperSkillConfig`, every hyperparameter (Appendix A); the schedule rule
+records.py       `Skill`, `ContextItem`, `MaintenanceReport`: what the memory takes/returns
+utility.py       gamma (Eq. 3), vectorised
+embed.py         phi: all-MiniLM-L6-v2 offline, a hashing stand-in, the text cache
+store.py         columnar rows and the sparse incidence under the memory
+memory.py        `HypergraphMemory`: nodes (Eq. 2), hyperedges, the update with dedup
+retrieval.py     dual-path retrieval and co-occurrence ranking (Eqs. 4-9)
+maintenance.py   pruning (Eq. 11), W (Eq. 12), propagation (Eq. 13), merges (Eq. 14)
+io.py            atomic, versioned, locked save / load
+views.py         pandas and HyperNetX views
+meta.py          how hidden metadata combines when two elements become one
+dirlock.py       the directory write lock and fsync used by saves
+===============  =======================================================================
+
+May import: numpy and scipy (pandas, HyperNetX, sentence-transformers only inside the
+functions that need them). Must not import anything else of `hyperskill_lite`: the rest of
+the toolkit builds on the core, never the other way round (tests/test_layers.py).
+"""
+
+from hyperskill_lite.core.config import HyperSkillConfig, maintenance_period
+from hyperskill_lite.core.embed import (
+    CachedEncoder,
+    Encoder,
+    HashingEncoder,
+    MiniLMEncoder,
+    default_encoder,
+    encoder_by_name,
+)
+from hyperskill_lite.core.io import (
+    MemoryFormatError,
+    MemoryLockedError,
+    load_memory,
+    memory_lock,
+    save_memory,
+)
+from hyperskill_lite.core.maintenance import (
+    TemplateMerger,
+    cooccurrence_matrix,
+    maintain,
+    merge,
+    merge_candidates,
+    propagate,
+    prune,
+    prune_selection,
+)
+from hyperskill_lite.core.memory import EdgeView, HypergraphMemory, NodeView
+from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.records import ContextItem, MaintenanceReport, Polarity, Skill, skill_text
+from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve, top_k
+from hyperskill_lite.core.utility import utility
+from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
+
+__all__ = [
+    "HyperSkillConfig",
+    "maintenance_period",
+    "Encoder",
+    "CachedEncoder",
+    "HashingEncoder",
+    "MiniLMEncoder",
+    "default_encoder",
+    "encoder_by_name",
+    "MemoryFormatError",
+    "MemoryLockedError",
+    "memory_lock",
+    "save_memory",
+    "load_memory",
+    "TemplateMerger",
+    "cooccurrence_matrix",
+    "propagate",
+    "merge_candidates",
+    "prune_selection",
+    "prune",
+    "merge",
+    "maintain",
+    "HypergraphMemory",
+    "NodeView",
+    "EdgeView",
+    "merge_meta",
+    "Skill",
+    "skill_text",
+    "Polarity",
+    "ContextItem",
+    "MaintenanceReport",
+    "Retrieval",
+    "retrieve",
+    "top_k",
+    "format_context",
+    "kappa_counts",
+    "utility",
+    "nodes_frame",
+    "edges_frame",
+    "to_hypernetx",
+]

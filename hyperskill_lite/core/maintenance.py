@@ -1,0 +1,540 @@
+"""Memory evolution (paper §3.5, Algorithm "Periodic Memory Evolution"): quality-driven
+pruning and structure-informed merging of skill nodes.
+
+One maintenance cycle is ``prune`` then ``merge``:
+
+1. prune (Eq. prune): remove every node v (subtask or skill) with nu(v) >= N_min and
+   gamma(v) < tau_prune, or, in "fraction" mode, the rho-fraction of eligible nodes with
+   the lowest gamma. Removed nodes leave every hyperedge; an emptied hyperedge keeps its
+   task and lesson.
+2. merge: build the quality-weighted co-occurrence W over skill nodes (Eq. 8), propagate
+   the plain skill embeddings Z over it (Eq. 9), pick same-polarity pairs whose
+   propagated embeddings have cosine >= delta_merge (Eq. 10), greedily, best pair first,
+   each node at most once per cycle, and ask a merger (``MemoryLLM.merge``) for the
+   consolidated skill.
+
+The pure parts (``cooccurrence_matrix``, ``propagate``, ``merge_candidates``,
+``prune_selection``) work on arrays and indices only, stay sparse or
+blockwise, and never form an n x n dense array; ``prune``, ``merge`` and ``maintain``
+map them onto a ``HypergraphMemory`` through its public methods. ``TemplateMerger``
+condenses two skills without a model so maintenance runs offline. The notebook on
+memory evolution walks through all of it.
+
+Left out: the paper's merge prompt also sees the pair's "shared trajectory fragments";
+``MemoryLLM.merge(a, b)`` receives only the two skills. Merging runs one greedy round
+per cycle (a merged node is not merged again in the same cycle). The schedule helper only
+answers "is maintenance due"; the runner calls ``maintain`` and checkpoints.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.records import MaintenanceReport, Skill
+
+if TYPE_CHECKING:
+    from hyperskill_lite.core.memory import HypergraphMemory
+
+__all__ = [
+    "Merger",
+    "TemplateMerger",
+    "cooccurrence_matrix",
+    "propagate",
+    "merge_candidates",
+    "prune_selection",
+    "prune",
+    "merge",
+    "maintain",
+]
+
+
+class Merger(Protocol):
+    """The one model operation merging needs: ``MemoryLLM.merge`` (DESIGN §4)."""
+
+    def merge(self, a: Skill, b: Skill) -> Skill: ...
+
+
+# ---------------------------------------------------------------------------------------
+# Pure functions on arrays
+# ---------------------------------------------------------------------------------------
+
+
+def cooccurrence_matrix(
+    B_s: sp.spmatrix | np.ndarray, edge_sizes: np.ndarray, gamma: np.ndarray
+) -> sp.csr_matrix:
+    """Quality-weighted skill co-occurrence W (Eq. 8), sparse.
+
+    W_ij = min(gamma_i, gamma_j) * sum over hyperedges e containing both i and j of
+    1/|V_e|, for i != j; the diagonal is zero.
+
+    Parameters
+    ----------
+    B_s : (n_s, n_e) sparse or dense, skill-by-hyperedge incidence (1.0 where skill i is
+        in hyperedge j; any nonzero counts as membership).
+    edge_sizes : (n_e,) |V_e|, counting every node of the hyperedge (subtasks too). An
+        edge of size 0 holds no skill and contributes nothing.
+    gamma : (n_s,) utility of each skill (Eq. 1), in [0, 1].
+
+    Returns
+    -------
+    W : (n_s, n_s) scipy.sparse.csr_matrix, float64, symmetric, zero diagonal, no
+        stored zeros.
+
+    Examples
+    --------
+    Two hyperedges: {s0, s1} plus one subtask (|V_e| = 3), and {s1, s2} (|V_e| = 2).
+
+    >>> B = np.array([[1, 0], [1, 1], [0, 1]])
+    >>> W = cooccurrence_matrix(B, np.array([3, 2]), np.array([0.9, 0.6, 0.3]))
+    >>> np.round(W.toarray(), 4).tolist()
+    [[0.0, 0.2, 0.0], [0.2, 0.0, 0.15], [0.0, 0.15, 0.0]]
+    """
+    B = sp.csr_matrix(B_s, dtype=np.float64, copy=True)  # never modify the caller's matrix
+    n_s, n_e = B.shape
+    edge_sizes = np.asarray(edge_sizes, dtype=np.float64).reshape(-1)
+    gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
+    if edge_sizes.shape[0] != n_e:
+        raise ValueError(f"edge_sizes has length {edge_sizes.shape[0]}, B_s has {n_e} columns")
+    if gamma.shape[0] != n_s:
+        raise ValueError(f"gamma has length {gamma.shape[0]}, B_s has {n_s} rows")
+    if np.any(edge_sizes < 0) or not np.all(np.isfinite(edge_sizes)):
+        raise ValueError("edge_sizes must be finite and >= 0")
+    if not np.all(np.isfinite(gamma)):
+        raise ValueError("gamma must be finite")
+    B.eliminate_zeros()  # an explicitly stored 0 is no membership
+    B.data[:] = 1.0  # any other stored value is
+    inv = np.zeros(n_e)
+    nonempty = edge_sizes > 0
+    inv[nonempty] = 1.0 / edge_sizes[nonempty]
+    skills_per_edge = B.getnnz(axis=0)  # (n_e,)
+    if np.any(skills_per_edge > edge_sizes):
+        raise ValueError("edge_sizes smaller than the skills in an edge: they must count all nodes")
+    C = (B @ sp.diags(inv) @ B.T).tocoo()  # (n_s, n_s): sum_e [i in e][j in e] / |V_e|
+    keep = C.row != C.col  # zero diagonal
+    rows, cols = C.row[keep], C.col[keep]
+    data = C.data[keep] * np.minimum(gamma[rows], gamma[cols])  # Eq. 8 weight
+    W = sp.csr_matrix((data, (rows, cols)), shape=(n_s, n_s))
+    W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
+def _normalized_adjacency(W: sp.spmatrix) -> sp.csr_matrix:
+    """W_hat = D^-1/2 (W + I) D^-1/2 with D the row sums of W + I (Eq. 9)."""
+    n = W.shape[0]
+    A = sp.csr_matrix(W, dtype=np.float64) + sp.identity(n, format="csr")
+    deg = np.asarray(A.sum(axis=1)).reshape(-1)  # (n,) >= 1 since W >= 0
+    d = 1.0 / np.sqrt(deg)
+    return sp.csr_matrix(sp.diags(d) @ A @ sp.diags(d))
+
+
+def propagate(
+    W: sp.spmatrix | np.ndarray, Z: np.ndarray, alpha: float = 0.5, L: int = 2
+) -> np.ndarray:
+    """Quality-weighted structural embeddings Z~ = S Z (Eq. 9), by L sparse products.
+
+    S = (1-alpha)^L W_hat^L + alpha * sum_{l<L} (1-alpha)^l W_hat^l, and
+    W_hat = D^-1/2 (W + I) D^-1/2 with D the degrees (row sums) of W + I. S is never
+    formed: X_0 = Z, X_l = W_hat X_{l-1}, and Z~ accumulates the weighted X_l.
+    L = 0 returns Z unchanged (as float64).
+
+    Parameters
+    ----------
+    W : (n_s, n_s) sparse or dense, nonnegative co-occurrence (``cooccurrence_matrix``).
+    Z : (n_s, d) plain skill embeddings.
+    alpha : restart weight in [0, 1] (the paper gives none; default 0.5).
+    L : propagation depth >= 0 (the paper gives none; default 2).
+
+    Returns
+    -------
+    Z_tilde : (n_s, d) float64.
+
+    Examples
+    --------
+    Two skills linked with weight 1: W + I = [[1, 1], [1, 1]], degrees 2, W_hat = 0.5 * ones.
+
+    >>> Zt = propagate(np.array([[0.0, 1.0], [1.0, 0.0]]), np.eye(2), alpha=0.5, L=1)
+    >>> Zt.round(4).tolist()
+    [[0.75, 0.25], [0.25, 0.75]]
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise ValueError(f"Z must be 2-D (n_s, d), got shape {Z.shape}")
+    if W.shape != (Z.shape[0], Z.shape[0]):
+        raise ValueError(f"W has shape {W.shape}, expected ({Z.shape[0]}, {Z.shape[0]}) to match Z")
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    if int(L) != L or L < 0:
+        raise ValueError(f"L must be an integer >= 0, got {L}")
+    Wc = sp.csr_matrix(W, dtype=np.float64)
+    if Wc.nnz and Wc.data.min() < 0:
+        raise ValueError("W must be nonnegative")
+    if Z.shape[0] == 0 or L == 0:
+        return Z.copy()
+    W_hat = _normalized_adjacency(Wc)
+    X = Z
+    out = alpha * Z  # l = 0 term of the sum
+    for step in range(1, L + 1):
+        X = W_hat @ X  # X_l = W_hat^l Z, (n_s, d)
+        weight = (1.0 - alpha) ** L if step == L else alpha * (1.0 - alpha) ** step
+        out = out + weight * X
+    return np.asarray(out)
+
+
+def merge_candidates(
+    Z_tilde: np.ndarray, polarity: Sequence[Any] | np.ndarray, delta: float, block: int = 1024
+) -> list[tuple[int, int, float]]:
+    """Greedy merge pairs (Eq. 10): same polarity, cosine(z~_i, z~_j) >= delta.
+
+    Cosines are computed blockwise (``block`` rows against the later rows of their
+    polarity group, the upper triangle only), so no n x n array is formed; the cost is
+    O(m^2 d / 2) per group of m skills, and memory grows with the qualifying pairs. The
+    blocks are float32, a screen with a safety margin; the similarities returned are the
+    exact float64 cosines, and only pairs whose exact cosine reaches delta count. Pairs
+    are then taken best first (ties by (i, j)), a pair only when neither node is taken
+    yet, so each node is in at most one pair. Zero rows have no direction and are never
+    paired.
+
+    Parameters
+    ----------
+    Z_tilde : (n, d) propagated embeddings.
+    polarity : (n,) labels ("success"/"failure"); only equal labels are compared.
+    delta : threshold delta_merge.
+    block : rows per block.
+
+    Returns
+    -------
+    list of (i, j, sim) with i < j, python int/int/float, in the order taken.
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.99, 0.1], [1.0, 0.01], [1.0, 0.0]])
+    >>> pairs = merge_candidates(Z, ["success", "success", "success", "failure"], 0.9)
+    >>> [(i, j, round(sim, 5)) for i, j, sim in pairs]
+    [(0, 2, 0.99995)]
+    """
+    Z = np.asarray(Z_tilde, dtype=np.float64)
+    if Z.ndim != 2:
+        raise ValueError(f"Z_tilde must be 2-D (n, d), got shape {Z.shape}")
+    pol = np.asarray(polarity, dtype=object).reshape(-1)
+    if pol.shape[0] != Z.shape[0]:
+        raise ValueError(f"polarity has length {pol.shape[0]}, Z_tilde has {Z.shape[0]} rows")
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    norms = np.linalg.norm(Z, axis=1)
+    Zn = np.divide(Z, norms[:, None], out=np.zeros_like(Z), where=norms[:, None] > 0)
+    i_parts: list[np.ndarray] = []
+    j_parts: list[np.ndarray] = []
+    s_parts: list[np.ndarray] = []
+    # Screen in float32 (half the time and memory of float64 blocks), then keep the pairs
+    # whose exact float64 cosine reaches delta. A float32 dot of unit d-vectors is off by
+    # at most ~d * 2^-24 (< 3e-5 for d = 384), so the margin never loses a pair.
+    margin = max(1e-4, 4.0 * Z.shape[1] * 2.0**-24)
+    Z32 = Zn.astype(np.float32)
+    for label in dict.fromkeys(pol.tolist()):  # groups in first-seen order
+        idx = np.flatnonzero((pol == label) & (norms > 0))  # ascending; zero rows never pair
+        G, G32 = Zn[idx], Z32[idx]  # (m, d) float64, float32
+        m = idx.shape[0]
+        for start in range(0, m, block):
+            # (b, m - start) block of cosines, upper triangle only: rows start.., cols start..
+            sims = G32[start : start + block] @ G32[start:].T
+            r, c = np.nonzero(sims >= delta - margin)
+            upper = c > r  # i < j within the group
+            r, c = r[upper] + start, c[upper] + start
+            exact = np.einsum("ij,ij->i", G[r], G[c])  # float64 cosines of the survivors
+            keep = exact >= delta
+            i_parts.append(idx[r[keep]].astype(np.int64))
+            j_parts.append(idx[c[keep]].astype(np.int64))
+            s_parts.append(exact[keep])
+    if not i_parts:
+        return []
+    rows_i, cols_j = np.concatenate(i_parts), np.concatenate(j_parts)
+    sims_all = np.concatenate(s_parts)
+    order = np.lexsort((cols_j, rows_i, -sims_all))  # sim desc, then i, then j
+    taken = np.zeros(Z.shape[0], dtype=bool)
+    pairs: list[tuple[int, int, float]] = []
+    for k in order:
+        i, j = int(rows_i[k]), int(cols_j[k])
+        if taken[i] or taken[j]:
+            continue
+        taken[i] = taken[j] = True
+        pairs.append((i, j, float(sims_all[k])))
+    return pairs
+
+
+def prune_selection(
+    nu: np.ndarray,
+    gamma: np.ndarray,
+    *,
+    mode: Literal["threshold", "fraction"] = "threshold",
+    n_min: int = 3,
+    tau: float = 0.2,
+    rho: float = 0.1,
+) -> np.ndarray:
+    """Indices of the nodes to prune (Eq. prune), ascending.
+
+    "threshold": every i with nu_i >= n_min and gamma_i < tau (the paper's rule).
+    "fraction": among eligible nodes (nu_i >= n_min), the floor(rho * n_eligible) with
+    the lowest gamma, ties broken by lower index (insertion order); rho = 0 prunes nothing.
+    Floor, not round, so a cycle never prunes more than the fraction says.
+
+    Parameters
+    ----------
+    nu : (n,) retrieval counts.
+    gamma : (n,) utilities.
+
+    Returns
+    -------
+    (k,) int64 indices into nu/gamma.
+
+    Examples
+    --------
+    >>> nu, g = np.array([5, 1, 3, 4]), np.array([0.1, 0.0, 0.5, 0.15])
+    >>> prune_selection(nu, g).tolist()
+    [0, 3]
+    >>> prune_selection(nu, g, mode="fraction", rho=0.5).tolist()
+    [0]
+    """
+    nu = np.asarray(nu).reshape(-1)
+    gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
+    if nu.shape != gamma.shape:
+        raise ValueError(f"nu has length {nu.shape[0]} but gamma has length {gamma.shape[0]}")
+    eligible = nu >= n_min
+    if mode == "threshold":
+        return np.flatnonzero(eligible & (gamma < tau)).astype(np.int64)
+    if mode == "fraction":
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"rho must be in [0, 1], got {rho}")
+        idx = np.flatnonzero(eligible)
+        k = math.floor(rho * idx.shape[0])
+        order = np.argsort(gamma[idx], kind="stable")[:k]
+        return np.sort(idx[order]).astype(np.int64)
+    raise ValueError(f"prune mode must be 'threshold' or 'fraction', got {mode!r}")
+
+
+# ---------------------------------------------------------------------------------------
+# A merger without a model
+# ---------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_FILLER = {"success": ["Combined", "Strategy"], "failure": ["Combined", "Mistake"]}
+_CLOSING = (
+    "Apply it wherever either original skill applied.",
+    "It consolidates two similar skills into one.",
+)
+
+
+def _sentences(text: str) -> list[str]:
+    out = []
+    for s in _SENTENCE_END.split(text.strip()):
+        s = s.strip()
+        if s:
+            out.append(s if s[-1] in ".!?" else s + ".")
+    return out
+
+
+class TemplateMerger:
+    """A deterministic merger with no model: condenses two skills into one.
+
+    Implements only the ``merge`` operation of ``MemoryLLM`` (enough for maintenance);
+    SkillWorld's and the prompted mergers come with their own modules.
+
+    - name: the first three words of ``a.name`` then up to two words of ``b.name`` not
+      already used (case-insensitive), padded to three words with "Combined Strategy" /
+      "Combined Mistake"; 3-5 words.
+    - content: the first two sentences of ``a.content`` and up to two sentences of
+      ``b.content`` not already present; fixed closing sentences pad it to at least two;
+      2-4 sentences.
+    - polarity: ``a``'s (a and b must agree); meta: ``merge_meta(a.meta, b.meta)``
+      (keys of both, lists unioned in order).
+
+    >>> m = TemplateMerger().merge(
+    ...     Skill("Targeted Database Search", "Query the registry first. It is exact."),
+    ...     Skill("Registry Lookup", "Query the registry first. Check the year."))
+    >>> m.name
+    'Targeted Database Search Registry Lookup'
+    >>> m.content
+    'Query the registry first. It is exact. Check the year.'
+    """
+
+    def merge(self, a: Skill, b: Skill) -> Skill:
+        if a.polarity != b.polarity:
+            raise ValueError(
+                f"cannot merge a {a.polarity!r} skill with a {b.polarity!r} skill: "
+                "polarities must match"
+            )
+        words_a = _WORD.findall(a.name) or _WORD.findall(a.content)[:3]
+        words_b = _WORD.findall(b.name) or _WORD.findall(b.content)[:3]
+        name_words = words_a[:3]
+        seen = {w.lower() for w in name_words}
+        for w in words_b:
+            if len(name_words) >= 5 or len(name_words) >= len(words_a[:3]) + 2:
+                break
+            if w.lower() not in seen:
+                name_words.append(w)
+                seen.add(w.lower())
+        for w in _FILLER.get(a.polarity, _FILLER["success"]):
+            if len(name_words) >= 3:
+                break
+            if w.lower() not in seen:
+                name_words.append(w)
+                seen.add(w.lower())
+        while len(name_words) < 3:
+            name_words.append("Skill")
+        sents = _sentences(a.content)[:2]
+        known = {s.lower() for s in sents}
+        added = 0
+        for s in _sentences(b.content):
+            if added == 2:
+                break
+            if s.lower() not in known:
+                sents.append(s)
+                known.add(s.lower())
+                added += 1
+        for filler in _CLOSING:
+            if len(sents) >= 2:
+                break
+            sents.append(filler)
+        return Skill(
+            name=" ".join(name_words),
+            content=" ".join(sents),
+            polarity=a.polarity,
+            meta=merge_meta(a.meta, b.meta),
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# On a HypergraphMemory
+# ---------------------------------------------------------------------------------------
+
+
+def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
+    """Quality-driven pruning (Eq. prune) over all nodes V (subtasks and skills).
+
+    The rule is ``config.prune_mode`` ("threshold": nu >= N_min and gamma < tau_prune;
+    "fraction": the rho-fraction of eligible nodes with the lowest gamma, see
+    ``prune_selection``). Gammas are read once, before any removal, so removing nodes
+    does not change who is pruned in the same cycle; ties in gamma go to the earlier
+    node in ``memory.node_ids()`` order. Removed nodes leave every hyperedge; an emptied
+    hyperedge keeps its task and lesson.
+
+    Cost: ids, gammas and retrieval counts come in one vectorised read
+    (``memory.node_stats``); NodeViews are built, in one call, only for the nodes
+    removed (their report rows).
+
+    Returns
+    -------
+    One row per removed node: {"id", "kind", "polarity", "name", "content", "nu", "gamma"}.
+    """
+    cfg = memory.config
+    if cfg.prune_mode == "fraction" and cfg.rho == 0.0:
+        return []
+    ids, gamma, nu = memory.node_stats()  # (n,) ids, gamma (Eq. 1), nu: one read
+    if not ids:
+        return []
+    sel = prune_selection(
+        nu, gamma, mode=cfg.prune_mode, n_min=cfg.n_min, tau=cfg.tau_prune, rho=cfg.rho
+    )
+    views = memory.nodes([ids[k] for k in sel])  # snapshots of the removed nodes only
+    rows = [
+        {
+            "id": v.id,
+            "kind": v.kind,
+            "polarity": v.polarity,
+            "name": v.name,
+            "content": v.content,
+            "nu": int(nu[k]),
+            "gamma": float(gamma[k]),
+        }
+        for k, v in zip(sel, views)
+    ]
+    if rows:
+        memory.remove_nodes([r["id"] for r in rows])
+    return rows
+
+
+def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
+    """One cycle of structure-informed merging (Eqs. 8-10) on the skill nodes.
+
+    W from the current gammas (Eq. 8), Z the plain skill embeddings, Z~ by propagation
+    with ``config.alpha`` and ``config.L`` (Eq. 9), greedy same-polarity pairs with
+    cosine >= ``config.delta_merge`` (Eq. 10); for each pair, best first,
+    ``llm.merge(a, b)`` writes the merged skill and ``memory.merge_nodes`` replaces the
+    two nodes with it (stats summed, memberships reassigned, only the new node embedded).
+    The merged node keeps the pair's polarity whatever the merger returns.
+
+    Returns
+    -------
+    One row per merge: {"a", "b", "a_name", "b_name", "polarity", "similarity",
+    "new_id", "name"}.
+    """
+    cfg = memory.config
+    B_s, skill_ids, _edge_ids, edge_sizes = memory.skill_incidence()
+    if len(skill_ids) < 2:
+        return []
+    gamma = np.asarray(memory.gammas(skill_ids), dtype=np.float64)
+    W = cooccurrence_matrix(B_s, edge_sizes, gamma)  # Eq. 8
+    Z = np.asarray(memory.skill_embeddings(skill_ids))
+    Z_tilde = propagate(W, Z, alpha=cfg.alpha, L=cfg.L)  # Eq. 9
+    failure = set(memory.node_ids(kind="skill", polarity="failure"))
+    polarity = np.array(["failure" if s in failure else "success" for s in skill_ids], dtype=object)
+    pairs = merge_candidates(Z_tilde, polarity, cfg.delta_merge)  # Eq. 10
+    rows: list[dict[str, Any]] = []
+    for i, j, sim in pairs:
+        va, vb = memory.node(skill_ids[i]), memory.node(skill_ids[j])
+        a = Skill(va.name, va.content, va.polarity, dict(va.meta))
+        b = Skill(vb.name, vb.content, vb.polarity, dict(vb.meta))
+        merged = llm.merge(a, b)
+        if merged.polarity != va.polarity:
+            merged = Skill(merged.name, merged.content, va.polarity, dict(merged.meta))
+        new_id = memory.merge_nodes(va.id, vb.id, merged)
+        rows.append(
+            {
+                "a": va.id,
+                "b": vb.id,
+                "a_name": va.name,
+                "b_name": vb.name,
+                "polarity": va.polarity,
+                "similarity": sim,
+                "new_id": new_id,
+                "name": merged.name,
+            }
+        )
+    return rows
+
+
+_prune, _merge = prune, merge  # reachable inside maintain(), whose flags share the names
+
+
+def maintain(
+    memory: HypergraphMemory, llm: Merger | None, *, prune: bool = True, merge: bool = True
+) -> MaintenanceReport:
+    """One maintenance cycle (Algorithm "Periodic Memory Evolution"): ``prune`` then
+    ``merge``, timed, with the memory's ``stats()`` before and after.
+
+    ``prune=False`` / ``merge=False`` skip a step (e.g. a flat store that has no
+    co-occurrence to merge on); ``llm`` may be None only when ``merge`` is False.
+    ``pd.DataFrame(report.rows())`` shows the cycle as a memory diff.
+    """
+    if merge and llm is None:
+        raise ValueError("maintain: merging needs a merger (llm), got None")
+    t0 = time.perf_counter()
+    before = dict(memory.stats())
+    pruned = _prune(memory) if prune else []
+    merged = _merge(memory, llm) if merge and llm is not None else []
+    return MaintenanceReport(
+        pruned=pruned,
+        merged=merged,
+        sizes_before=before,
+        sizes_after=dict(memory.stats()),
+        seconds=time.perf_counter() - t0,
+    )

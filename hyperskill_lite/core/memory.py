@@ -1,0 +1,491 @@
+"""The hypergraph skill memory G = (V, E) and its update (paper §3.2 and §3.4).
+
+Nodes are subtask steps ("u" ids) and skills ("s" ids; polarity "success" for strategies,
+"failure" for mistakes); each hyperedge ("e" ids) is one trajectory over the subtask
+nodes of its plan and the skills extracted from it, with its task, lesson, outcome,
+steps and calls. Every element carries the stats of Eq. 1 (sigma successes, nu
+retrievals, running mean steps T_bar); gamma is derived from them and the global
+T_min / T_max on every access, never stored.
+
+Storage is columnar per kind (store.py): embeddings in preallocated float32 arrays that
+double when full, removed rows tombstoned by an `alive` mask; membership as (node row,
+edge row) pairs kept sorted by edge, from which a scipy.sparse incidence matrix is built
+lazily and cached until the next change.
+
+Retrieval, maintenance and files are functions over a memory, not methods of it, so the
+modules depend one way (retrieval.py, maintenance.py, io.py and views.py import this
+module; it imports none of them): ``retrieve(memory, task, plan)``, ``maintain(memory,
+merger)``, ``save_memory(memory, path)``, ``load_memory(path)``, ``nodes_frame(memory)``.
+
+Not here: retrieval (retrieval.py), pruning and merging policy (maintenance.py), files
+(io.py), DataFrame / HyperNetX views (views.py), and any LLM call.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any, Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import Encoder, default_encoder
+from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.records import Skill, skill_text
+from hyperskill_lite.core.store import Incidence, Rows
+from hyperskill_lite.core.utility import utility
+
+__all__ = ["HypergraphMemory", "NodeView", "EdgeView", "Retrieved", "POLARITIES"]
+
+POLARITIES = ("success", "failure")  # skill polarity code 0, 1
+
+
+class Retrieved(Protocol):
+    """What the stats update needs from a retrieval: the ids of the elements it used
+    (R_u, S_q and E*). `retrieval.Retrieval` has it; so does anything with the attribute."""
+
+    retrieved_ids: list[str]
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """A snapshot of one node. `polarity` is None and `name` "" for subtask nodes;
+    `content` is the skill content or the subtask step text; `gamma` is Eq. 1 now."""
+
+    id: str
+    kind: str
+    polarity: str | None
+    name: str
+    content: str
+    sigma: float
+    nu: int
+    mean_steps: float
+    gamma: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EdgeView:
+    """A snapshot of one hyperedge: `node_ids` lists its subtask nodes then its skill
+    nodes, each in insertion order; `gamma` is Eq. 1 now."""
+
+    id: str
+    node_ids: list[str]
+    task: str
+    lesson: str
+    success: bool
+    steps: int
+    calls: int
+    sigma: float
+    nu: int
+    mean_steps: float
+    gamma: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class HypergraphMemory:
+    """HyperSkill's memory: subtask and skill nodes, trajectory hyperedges, Eq. 1 stats.
+
+    >>> from hyperskill_lite.core.embed import HashingEncoder
+    >>> mem = HypergraphMemory(HashingEncoder(dim=64))
+    >>> e = mem.add_trajectory("Find the 2020 GDP of France", ["search the statistics office"],
+    ...                        [Skill("Official Source First", "Prefer the statistics office.")],
+    ...                        "Official tables beat news.", success=True, steps=4)
+    >>> e, mem.edge(e).node_ids, mem.node("s1").gamma
+    ('e1', ['u1', 's1'], 0.5)
+    """
+
+    def __init__(self, encoder: Encoder | None = None, config: HyperSkillConfig | None = None):
+        self._encoder = encoder if encoder is not None else default_encoder()
+        self._config = config if config is not None else HyperSkillConfig()
+        d = int(self._encoder.dim)
+        self._sub = Rows("u", d, ("content",), {})
+        self._skl = Rows("s", d, ("name", "content"), {"polarity": np.int8})
+        self._edg = Rows(
+            "e", d, ("task", "lesson"), {"success": bool, "steps": np.int64, "calls": np.int64}
+        )
+        self._inc = {"subtask": Incidence(), "skill": Incidence()}
+        self._t_min: float | None = None  # T_min over all episodes (Eq. 1)
+        self._t_max: float | None = None
+
+    # ---------------------------------------------------------------- accessors
+    @property
+    def encoder(self) -> Encoder:
+        return self._encoder
+
+    @property
+    def config(self) -> HyperSkillConfig:
+        return self._config
+
+    @property
+    def t_range(self) -> tuple[float, float] | None:
+        """(T_min, T_max) over all episodes added so far (Eq. 1), None before the first."""
+        return None if self._t_min is None else (self._t_min, self._t_max)
+
+    def _store(self, id: str) -> Rows:
+        store = {"u": self._sub, "s": self._skl, "e": self._edg}.get(id[:1] if id else "")
+        if store is None or id not in store.row:
+            raise KeyError(f"no node or hyperedge with id {id!r} in this memory")
+        return store
+
+    def _incidence(self, kind: str) -> sp.csc_matrix:
+        """B_u or B_s over all rows (tombstoned rows are empty): (n_rows, n_edges) CSC."""
+        store = self._sub if kind == "subtask" else self._skl
+        return self._inc[kind].csc(store.n, self._edg.n)
+
+    def _gamma(self, store: Rows, rows: np.ndarray) -> np.ndarray:
+        cfg = self._config
+        return utility(
+            store.sigma[rows],
+            store.nu[rows],
+            store.tbar[rows],
+            self._t_min,
+            self._t_max,
+            beta=cfg.beta,
+            prior=cfg.prior,
+        )
+
+    def _members(self, j: int) -> list[str]:
+        out: list[str] = []
+        for kind, store in (("subtask", self._sub), ("skill", self._skl)):
+            B = self._incidence(kind)
+            out += [store.ids[r] for r in B.indices[B.indptr[j] : B.indptr[j + 1]]]
+        return out
+
+    def node(self, id: str) -> NodeView:
+        """The node `id` (KeyError naming it if absent or a hyperedge id)."""
+        return self.nodes([id])[0]
+
+    def nodes(self, ids: Sequence[str]) -> list[NodeView]:
+        """Snapshots of many nodes, gamma computed once per kind (KeyError naming the
+        first id absent or a hyperedge id)."""
+        ids = list(ids)
+        out: list[NodeView | None] = [None] * len(ids)
+        for store, pos, rows in self._groups(ids):
+            if store is self._edg:
+                raise KeyError(f"{ids[pos[0]]!r} is a hyperedge id, not a node id")
+            skill = store is self._skl
+            gamma = self._gamma(store, rows).tolist()
+            sigma, nu, tbar = store.sigma[rows].tolist(), store.nu[rows].tolist(), store.tbar[rows]
+            for k, (i, r) in enumerate(zip(pos.tolist(), rows.tolist())):
+                out[i] = NodeView(
+                    id=ids[i],
+                    kind="skill" if skill else "subtask",
+                    polarity=POLARITIES[store.polarity[r]] if skill else None,
+                    name=store.text["name"][r] if skill else "",
+                    content=store.text["content"][r],
+                    sigma=sigma[k],
+                    nu=nu[k],
+                    mean_steps=float(tbar[k]),
+                    gamma=gamma[k],
+                    meta=copy.deepcopy(store.meta[r]),
+                )
+        return out  # type: ignore[return-value]
+
+    def edge(self, id: str) -> EdgeView:
+        """The hyperedge `id` (KeyError naming it if absent or a node id)."""
+        store = self._store(id)
+        if store is not self._edg:
+            raise KeyError(f"{id!r} is a node id, not a hyperedge id")
+        r = store.row[id]
+        return EdgeView(
+            id=id,
+            node_ids=self._members(r),
+            task=store.text["task"][r],
+            lesson=store.text["lesson"][r],
+            success=bool(store.success[r]),
+            steps=int(store.steps[r]),
+            calls=int(store.calls[r]),
+            sigma=float(store.sigma[r]),
+            nu=int(store.nu[r]),
+            mean_steps=float(store.tbar[r]),
+            gamma=float(self._gamma(store, np.array([r]))[0]),
+            meta=copy.deepcopy(store.meta[r]),
+        )
+
+    def node_ids(self, kind: str | None = None, polarity: str | None = None) -> list[str]:
+        """Ids of live nodes: subtask ids then skill ids, each in insertion order.
+        `kind` "subtask" | "skill"; `polarity` "success" | "failure" selects skills."""
+        if kind not in (None, "subtask", "skill"):
+            raise ValueError(f"node_ids: kind must be 'subtask', 'skill' or None, got {kind!r}")
+        if polarity not in (None, *POLARITIES):
+            raise ValueError(
+                f"node_ids: polarity must be 'success', 'failure' or None, got {polarity!r}"
+            )
+        out: list[str] = []
+        if kind in (None, "subtask") and polarity is None:
+            out += map(self._sub.ids.__getitem__, self._sub.live().tolist())
+        if kind in (None, "skill"):
+            rows = self._skl.live()
+            if polarity is not None:
+                rows = rows[self._skl.polarity[rows] == POLARITIES.index(polarity)]
+            out += map(self._skl.ids.__getitem__, rows.tolist())
+        return out
+
+    def node_stats(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Every live node at once, in `node_ids()` order: (ids, gamma (n,) float64 by
+        Eq. 1, nu (n,) int64). One vectorised read per kind and no id lookups: what
+        pruning (Eq. prune) reads."""
+        ids: list[str] = []
+        gamma, nu = [], []
+        for st in (self._sub, self._skl):
+            rows = st.live()
+            ids += map(st.ids.__getitem__, rows.tolist())
+            gamma.append(self._gamma(st, rows))
+            nu.append(st.nu[rows])
+        return ids, np.concatenate(gamma), np.concatenate(nu)
+
+    def edge_ids(self) -> list[str]:
+        """Ids of all hyperedges, in insertion order."""
+        return list(self._edg.ids)
+
+    def embedding(self, id: str) -> np.ndarray:
+        """phi of a node's text or a hyperedge's task + "\\n" + lesson: (d,) float32 copy."""
+        store = self._store(id)
+        return store.emb[store.row[id]].copy()
+
+    def stats(self) -> dict[str, int]:
+        """Sizes: subtask/skill nodes, success/failure skills, hyperedges, incidences."""
+        pol = self._skl.polarity[self._skl.live()]
+        return {
+            "subtask_nodes": len(self._sub.row),
+            "skill_nodes": len(self._skl.row),
+            "success_skills": int(np.sum(pol == 0)),
+            "failure_skills": int(np.sum(pol == 1)),
+            "hyperedges": len(self._edg.row),
+            "incidences": self._inc["subtask"].n + self._inc["skill"].n,
+        }
+
+    def __repr__(self) -> str:
+        s = self.stats()
+        return (
+            f"HypergraphMemory(subtasks={s['subtask_nodes']}, skills={s['skill_nodes']}, "
+            f"hyperedges={s['hyperedges']}, encoder={getattr(self._encoder, 'name', '?')})"
+        )
+
+    # ---------------------------------------------------------------- update (§3.4)
+    def add_trajectory(
+        self,
+        task: str,
+        plan: Sequence[str],
+        skills: Sequence[Skill],
+        lesson: str,
+        success: bool,
+        steps: int,
+        calls: int = 0,
+        retrieval: Retrieved | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> str:
+        """Add one finished trajectory (paper §3.4 "Execution and memory update").
+
+        One new subtask node per plan step (never deduplicated); each skill goes into its
+        nearest live skill of the same polarity when cosine >= delta_dedup (that node
+        keeps its name, content and meta; earlier skills of this call count), else a new
+        node; one hyperedge over them with embedding phi(task + "\\n" + lesson) and
+        `meta`. Then for every element `retrieval` used (R_u, S_q, E*) still present:
+        nu += 1, sigma += success, T_bar running mean of steps (Eq. 1 inputs); T_min /
+        T_max include this episode. Returns the new hyperedge id.
+        """
+        if not isinstance(task, str) or not isinstance(lesson, str):
+            raise TypeError("add_trajectory: task and lesson must be str")
+        if isinstance(plan, str) or not all(isinstance(p, str) for p in plan):
+            raise TypeError("add_trajectory: plan must be a list of str (one per subtask step)")
+        for s in skills:
+            if not isinstance(s, Skill):
+                raise TypeError(
+                    f"add_trajectory: skills must be Skill objects, got {type(s).__name__}"
+                )
+            if s.polarity not in POLARITIES:
+                raise ValueError(f"add_trajectory: skill {s.name!r} has polarity {s.polarity!r}")
+        if success not in (True, False):
+            raise TypeError(f"add_trajectory: success must be a bool, got {success!r}")
+        for name, v in (("steps", steps), ("calls", calls)):
+            if not isinstance(v, Integral) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"add_trajectory: {name} must be an int >= 0, got {v!r}")
+        plan, skills = list(plan), list(skills)
+        vecs = self._encoder.encode(
+            [f"{task}\n{lesson}", *plan, *(skill_text(s.name, s.content) for s in skills)]
+        )
+        t = float(steps)
+        self._t_min = t if self._t_min is None else min(self._t_min, t)
+        self._t_max = t if self._t_max is None else max(self._t_max, t)
+        if retrieval is not None:
+            self._record(retrieval.retrieved_ids, bool(success), t)
+
+        u_rows = [self._sub.add(v, {}, content=p) for p, v in zip(plan, vecs[1 : 1 + len(plan)])]
+        s_rows: list[int] = []
+        for s, v in zip(skills, vecs[1 + len(plan) :]):
+            code = POLARITIES.index(s.polarity)
+            r = self._nearest_skill(v, code)
+            if r is None:
+                r = self._skl.add(
+                    v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
+                )
+            if r not in s_rows:
+                s_rows.append(r)
+        e = self._edg.add(
+            vecs[0],
+            copy.deepcopy(meta or {}),
+            task=task,
+            lesson=lesson,
+            success=bool(success),
+            steps=int(steps),
+            calls=int(calls),
+        )
+        self._inc["subtask"].extend(u_rows, e)
+        self._inc["skill"].extend(s_rows, e)
+        return self._edg.ids[e]
+
+    def _nearest_skill(self, vec: np.ndarray, code: int) -> int | None:
+        """Row of the live same-polarity skill with the highest cosine to `vec` if it is
+        >= delta_dedup, else None (dedup at insertion, §3.4)."""
+        n = self._skl.n
+        ok = self._skl.alive[:n] & (self._skl.polarity[:n] == code)
+        if not ok.any():
+            return None
+        sims = self._skl.emb[:n] @ vec  # (n,) cosines
+        sims[~ok] = -np.inf
+        r = int(np.argmax(sims))
+        return r if sims[r] >= self._config.delta_dedup else None
+
+    def _record(self, ids: Sequence[str], success: bool, steps: float) -> None:
+        """Eq. 1 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean.
+        Ids no longer present (pruned or merged since retrieval) are skipped."""
+        stores = {st.prefix: (st, []) for st in (self._sub, self._skl, self._edg)}
+        for i in dict.fromkeys(ids):  # each element once
+            st, rows = stores.get(i[:1], (None, None))
+            if st is not None and i in st.row:
+                rows.append(st.row[i])
+        for store, found in stores.values():
+            rows = np.array(found, dtype=np.int64)  # distinct
+            store.nu[rows] += 1
+            store.sigma[rows] += float(success)
+            store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
+
+    # ---------------------------------------------------------------- for maintenance.py
+    def skill_incidence(self) -> tuple[sp.csr_matrix, list[str], list[str], np.ndarray]:
+        """B_s over live skills: (csr (n_s, n_e) with 1.0 where skill i is in hyperedge
+        j, skill ids by row, edge ids by column, edge_sizes (n_e,) int = |V_e| counting
+        subtask and skill nodes), the inputs of Eq. 8."""
+        rows = self._skl.live()
+        B = self._inc["skill"].csr(self._skl.n, self._edg.n)[rows]
+        sizes = np.diff(self._incidence("subtask").indptr) + np.diff(
+            self._incidence("skill").indptr
+        )
+        return B, [self._skl.ids[r] for r in rows], self.edge_ids(), sizes.astype(np.int64)
+
+    def _groups(self, ids: Sequence[str]) -> list[tuple[Rows, np.ndarray, np.ndarray]]:
+        """(store, positions in `ids` (m,) int64, rows (m,) int64) per kind present in
+        `ids`; KeyError naming the first unknown id. One dict lookup per id, in C."""
+        ids = list(ids)
+        prefix = np.array([x[:1] if isinstance(x, str) else "" for x in ids], dtype="<U1")
+        out = []
+        try:
+            for store in (self._sub, self._skl, self._edg):
+                pos = np.flatnonzero(prefix == store.prefix)
+                if len(pos):
+                    keys = map(ids.__getitem__, pos.tolist())
+                    rows = np.fromiter(map(store.row.__getitem__, keys), np.int64, len(pos))
+                    out.append((store, pos, rows))
+        except KeyError:
+            pass
+        if sum(len(pos) for _, pos, _ in out) != len(ids):
+            for x in ids:
+                self._store(x)  # raises, naming the first unknown id
+        return out
+
+    def gammas(self, ids: Sequence[str]) -> np.ndarray:
+        """Current gamma (Eq. 1) of the given nodes / hyperedges: (len(ids),) float64."""
+        out = np.empty(len(ids))
+        for store, pos, rows in self._groups(ids):
+            out[pos] = self._gamma(store, rows)
+        return out
+
+    def retrieval_counts(self, ids: Sequence[str]) -> np.ndarray:
+        """Retrieval counts nu (Eq. 1, Eq. prune) of the given nodes / hyperedges:
+        (len(ids),) int64."""
+        out = np.zeros(len(ids), dtype=np.int64)
+        for store, pos, rows in self._groups(ids):
+            out[pos] = store.nu[rows]
+        return out
+
+    def skill_embeddings(self, ids: Sequence[str]) -> np.ndarray:
+        """Embeddings of skill nodes, rows in the order of `ids`: (n, d) float32 copy."""
+        rows = [self._skill_row(i) for i in ids]
+        return self._skl.emb[np.array(rows, dtype=np.int64)]
+
+    def _skill_row(self, id: str) -> int:
+        if id not in self._skl.row:
+            raise KeyError(f"no skill node with id {id!r} in this memory")
+        return self._skl.row[id]
+
+    def remove_nodes(self, ids: Sequence[str]) -> None:
+        """Delete nodes from V and from every hyperedge (Eq. prune); a hyperedge left
+        without nodes stays, with its task and lesson."""
+        ids = list(dict.fromkeys(ids))
+        for i in ids:
+            if self._store(i) is self._edg:
+                raise ValueError(f"remove_nodes: {i!r} is a hyperedge, not a node")
+        for kind, store in (("subtask", self._sub), ("skill", self._skl)):
+            rows = [store.row[i] for i in ids if i[:1] == store.prefix]
+            if rows:
+                store.kill(rows)
+                node, edge = self._inc[kind].pairs()
+                keep = ~np.isin(node, rows)
+                self._inc[kind].set_pairs(node[keep], edge[keep])
+
+    def merge_nodes(self, a: str, b: str, skill: Skill) -> str:
+        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 10,
+        LLM-Merge): polarity of a and b (must match), sigma and nu summed, T_bar weighted
+        by nu, meta = merge_meta(a, b) updated by skill.meta; every membership of a or b
+        moves to the new node without duplicates. Only the new text is embedded."""
+        ra, rb = self._skill_row(a), self._skill_row(b)
+        if a == b:
+            raise ValueError(f"merge_nodes: cannot merge {a!r} with itself")
+        S = self._skl
+        if S.polarity[ra] != S.polarity[rb]:
+            raise ValueError(
+                f"merge_nodes: {a!r} is a {POLARITIES[S.polarity[ra]]} skill and {b!r} a "
+                f"{POLARITIES[S.polarity[rb]]} skill; only same-polarity skills merge"
+            )
+        vec = self._encoder.encode([skill_text(skill.name, skill.content)])[0]
+        meta = merge_meta(S.meta[ra], S.meta[rb])
+        meta.update(copy.deepcopy(skill.meta))
+        r = S.add(vec, meta, name=skill.name, content=skill.content, polarity=S.polarity[ra])
+        nu = S.nu[ra] + S.nu[rb]
+        S.nu[r], S.sigma[r] = nu, S.sigma[ra] + S.sigma[rb]
+        S.tbar[r] = (
+            (S.nu[ra] * S.tbar[ra] + S.nu[rb] * S.tbar[rb]) / nu
+            if nu
+            else (S.tbar[ra] + S.tbar[rb]) / 2
+        )
+        self._inc["skill"].replace_nodes((ra, rb), r)  # an edge holding a and b: r once
+        S.kill([ra, rb])
+        return S.ids[r]
+
+    # ---------------------------------------------------------------- invariants
+    def validate(self) -> None:
+        """Check every invariant; raise AssertionError naming the first one broken."""
+
+        def check(ok: Any, what: str) -> None:
+            if not ok:
+                raise AssertionError(f"HypergraphMemory invariant broken: {what}")
+
+        d = int(self._encoder.dim)
+        for st in (self._sub, self._skl, self._edg):
+            problem = st.problem(d)
+            check(problem is None, f"{st.prefix}: {problem}")
+            g = self._gamma(st, st.live())
+            check(np.all((g >= 0) & (g <= 1)), f"{st.prefix}: gamma outside [0, 1]")
+        check(len(self._edg.live()) == self._edg.n, "e: a hyperedge row is tombstoned")
+        check(np.isin(self._skl.polarity[self._skl.live()], (0, 1)).all(), "s: bad polarity code")
+        if self._edg.n:
+            steps, lo, hi = self._edg.steps[: self._edg.n], self._t_min, self._t_max
+            check(lo is not None and lo <= steps.min() and steps.max() <= hi, "steps in T range")
+        for kind, st in (("subtask", self._sub), ("skill", self._skl)):
+            problem = self._inc[kind].problem(st.n, self._edg.n, st.alive)
+            check(problem is None, f"{kind}: {problem}")

@@ -1,0 +1,98 @@
+"""The plain records the memory takes and returns: skills, context items, maintenance reports.
+
+These are the parts of the toolkit's vocabulary the paper's core needs (§3): a `Skill`
+goes into a skill node (c_s with its polarity), a `ContextItem` is one retrieved piece
+shown to the agent, a `MaintenanceReport` says what one cycle of Algorithm "Periodic
+Memory Evolution" did. They live in `core/` so the core imports nothing else of the
+package; `hyperskill_lite.types` re-exports them beside the runner's vocabulary (tasks,
+episodes, protocols).
+
+Not here: anything that computes (memory.py, retrieval.py, maintenance.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Polarity", "Skill", "skill_text", "ContextItem", "MaintenanceReport"]
+
+Polarity = Literal["success", "failure"]
+
+
+@dataclass
+class Skill:
+    """An extracted unit of reusable knowledge (paper §3.2, skill node content c_s).
+
+    `polarity` is "success" for a strategy to follow (extracted after a success) or
+    "failure" for a mistake to avoid (extracted after a failure). `meta` is carried
+    through dedup and merge untouched by the memory (SkillWorld hides its latent
+    strategy ids there).
+    """
+
+    name: str
+    content: str
+    polarity: Polarity = "success"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return skill_text(self.name, self.content)
+
+
+def skill_text(name: str, content: str) -> str:
+    """The text embedded for a skill node: ``"name: content"`` (our choice; the paper
+    embeds c_s, which it describes as a label plus a description).
+
+    >>> skill_text("Targeted Database Search", "Query the registry first.")
+    'Targeted Database Search: Query the registry first.'
+    """
+    return f"{name}: {content}" if name else content
+
+
+@dataclass
+class ContextItem:
+    """One piece of retrieved memory shown to the agent.
+
+    `kind` is what the item is ("lesson", "skill", "mistake", "workflow", "insight",
+    "trajectory", ...); `text` is what the agent reads; `meta` is the hidden metadata of
+    the stored text (SkillWorld's latent strategy ids). An executor sees items, never
+    which memory system produced them.
+    """
+
+    kind: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MaintenanceReport:
+    """What one maintenance cycle did (Algorithm "Periodic Memory Evolution").
+
+    `pruned`: one dict per removed node: ``{"id", "kind", "polarity", "content", "nu",
+    "gamma"}``. `merged`: one dict per merge: ``{"a", "b", "similarity", "new_id",
+    "name"}``. `sizes_before` / `sizes_after`: the memory's `stats()`.
+    """
+
+    pruned: list[dict[str, Any]] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)
+    sizes_before: dict[str, int] = field(default_factory=dict)
+    sizes_after: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def n_pruned(self) -> int:
+        return len(self.pruned)
+
+    @property
+    def n_merged(self) -> int:
+        return len(self.merged)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per operation, for a table (``pd.DataFrame(report.rows())``)."""
+        out = [{"op": "prune", **p} for p in self.pruned]
+        out += [{"op": "merge", **m} for m in self.merged]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,201 @@
+"""Memory systems on the runner's interface (`MemorySystem`, types.py), by CLI name.
+
+`METHODS` maps each CLI name to a factory ``(llm, encoder, config) -> MemorySystem``:
+HyperSkill and its ablations (`HyperSkillMemory`, defined here: the paper's method wired
+to the runner), no memory, and the ten baselines of Table 1 (baselines/).
+
+`HyperSkillMemory` wires a `HypergraphMemory` to a `MemoryLLM`: `begin` decomposes the
+task (P_0) and runs dual-path retrieval (Eqs. 4-9); `end` extracts skills and a lesson
+from the finished episode and adds the hyperedge with the stats update (§3.4);
+`maintain` prunes and merges (§3.5). Modes select the ablations (Figure 4):
+
+- ``full``           both paths, co-occurrence ranking (the paper's method);
+- ``no-subtask``     w/o subtask retrieval: no decomposition, E* = E_traj, hyperedges hold
+                     skills only;
+- ``no-trajectory``  w/o trajectory retrieval: E* = E_sub;
+- ``flat``           w/o hypergraph: top-k_s skills by cosine to phi(task), no lessons; no
+                     decomposition; maintenance prunes but does not merge, since the
+                     merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
+                     does not use (our reading).
+
+May import: `core/`, `types.py`, `baselines/`. Not here: the retrieval math
+(core/retrieval.py), the store (core/memory.py), evolution (core/maintenance.py), the
+runner.
+
+>>> sorted(METHODS)[:3]
+['awm', 'cheatsheet', 'dilu']
+>>> len(BASELINES), all(name in METHODS for name in BASELINES)
+(10, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from hyperskill_lite.baselines import (
+    AgentWorkflowMemory,
+    DiLu,
+    DynamicCheatsheet,
+    ExpeL,
+    GenerativeMemory,
+    LightweightMemory,
+    MemP,
+    NoMemory,
+    PlugMem,
+    ReasoningBank,
+    Voyager,
+)
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.io import load_memory, save_memory
+from hyperskill_lite.core.maintenance import maintain
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.types import (
+    Episode,
+    MaintenanceReport,
+    MemoryContext,
+    MemoryLLM,
+    MemorySystem,
+    Task,
+)
+
+__all__ = [
+    "METHODS",
+    "CORE_METHODS",
+    "BASELINES",
+    "MODES",
+    "make_method",
+    "HyperSkillMemory",
+]
+
+MODES = ("full", "no-subtask", "no-trajectory", "flat")
+"""HyperSkill's modes: the full method and its three ablations (module docstring)."""
+
+
+class HyperSkillMemory:
+    """HyperSkill on the runner's interface; `mode` picks an ablation (see module doc).
+
+    `llm` provides decompose / extract / merge; `encoder` is phi (MiniLM by default).
+    """
+
+    def __init__(
+        self,
+        llm: MemoryLLM,
+        encoder=None,
+        config: HyperSkillConfig | None = None,
+        mode: str = "full",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown HyperSkill mode {mode!r}; choose one of {MODES}")
+        self.mode = mode
+        self.name = "hyperskill" if mode == "full" else f"hyperskill-{mode}"
+        if mode == "flat":
+            self.name = "flat"
+        self.llm = llm
+        self.memory = HypergraphMemory(encoder, config or HyperSkillConfig())
+        self._pending: dict[str, tuple[list[str], object]] = {}
+        self.llm_calls = 0
+        """Model calls this memory made (decompose, extract, merge), for cost accounting."""
+
+    @property
+    def config(self) -> HyperSkillConfig:
+        return self.memory.config
+
+    def _plans(self) -> bool:
+        return self.mode in ("full", "no-trajectory")
+
+    def begin(self, task: Task) -> MemoryContext:
+        plan: list[str] = []
+        if self._plans():
+            self.llm_calls += 1
+            plan = list(self.llm.decompose(task))
+        retrieval = retrieve(self.memory, task.text, plan, mode=self.mode)
+        self._pending[task.id] = (plan, retrieval)
+        return MemoryContext(
+            text=retrieval.context,
+            items=list(retrieval.context_items),
+            retrieved=list(retrieval.retrieved_ids),
+            plan=plan,
+            llm_calls=1 if self._plans() else 0,
+        )
+
+    def end(self, task: Task, episode: Episode) -> None:
+        plan, retrieval = self._pending.pop(task.id, ([], None))
+        self.llm_calls += 1
+        extraction = self.llm.extract(task, episode)
+        self.memory.add_trajectory(
+            task.text,
+            plan,
+            extraction.skills,
+            extraction.lesson,
+            success=episode.success,
+            steps=episode.steps,
+            calls=episode.calls,
+            retrieval=retrieval,
+            meta=dict(extraction.meta),
+        )
+
+    def maintain(self) -> MaintenanceReport:
+        report = maintain(self.memory, self.llm, merge=self.mode != "flat")
+        self.llm_calls += report.n_merged
+        return report
+
+    def stats(self) -> dict[str, int]:
+        return dict(self.memory.stats())
+
+    def save(self, path: Path) -> None:
+        save_memory(self.memory, Path(path))
+
+    def load(self, path: Path) -> None:
+        self.memory = load_memory(Path(path), encoder=self.memory.encoder)
+        self._pending.clear()
+
+
+Factory = Callable[[MemoryLLM, object, HyperSkillConfig], MemorySystem]
+
+METHODS: dict[str, Factory] = {
+    "hyperskill": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, mode="full"),
+    "hyperskill-no-subtask": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, "no-subtask"),
+    "hyperskill-no-trajectory": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, "no-trajectory"),
+    "flat": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, mode="flat"),
+    "no-memory": lambda llm, enc, cfg: NoMemory(),
+    "reasoningbank": lambda llm, enc, cfg: ReasoningBank(llm, enc),
+    "expel": lambda llm, enc, cfg: ExpeL(llm, enc),
+    "awm": lambda llm, enc, cfg: AgentWorkflowMemory(llm, enc),
+    "generative": lambda llm, enc, cfg: GenerativeMemory(llm, enc),
+    "voyager": lambda llm, enc, cfg: Voyager(llm, enc),
+    "dilu": lambda llm, enc, cfg: DiLu(llm, enc),
+    "cheatsheet": lambda llm, enc, cfg: DynamicCheatsheet(llm, enc),
+    "memp": lambda llm, enc, cfg: MemP(llm, enc),
+    "memevolve": lambda llm, enc, cfg: LightweightMemory(llm, enc),
+    "plugmem": lambda llm, enc, cfg: PlugMem(llm, enc),
+}
+"""CLI name -> factory(llm, encoder, config)."""
+
+CORE_METHODS = ("hyperskill", "hyperskill-no-subtask", "hyperskill-no-trajectory", "flat", "no-memory")
+"""HyperSkill, its three ablations and the no-memory reference: the demo's five rows."""
+
+BASELINES = (
+    "reasoningbank",
+    "expel",
+    "awm",
+    "generative",
+    "voyager",
+    "dilu",
+    "cheatsheet",
+    "memp",
+    "memevolve",
+    "plugmem",
+)
+"""The ten baselines of the paper's Table 1, in its order; each uses retrieval count 3
+and the shared encoder (Appendix A), whatever the HyperSkill config says."""
+
+
+def make_method(
+    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None
+) -> MemorySystem:
+    """Build the memory system registered under `name`."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose one of {sorted(METHODS)}")
+    return METHODS[name](llm, encoder, config or HyperSkillConfig())

@@ -1,0 +1,388 @@
+"""Plots and HyperNetX drawings used by the notebooks and `make demo`.
+
+Everything here reads run records (runner.py), a `HypergraphMemory` or arrays the core
+computed, and draws with matplotlib (lazily imported; HyperNetX only in
+`draw_hypergraph`, styled like the paper's hypergraph figure). The helpers that compute
+are small plot-adjacent reshapings: a subgraph to draw, a dense incidence table, a cosine
+matrix, the gamma grid of Eq. 1, two rankings side by side, maintenance totals, spread
+over seeds. The hypergraph drawings live in drawing.py and are re-exported here. Not
+here: any computation the library needs (retrieval, utility and
+maintenance live in their modules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hyperskill_lite.plots.drawing import (  # re-exported: `viz` is the notebooks' one import
+    COLORS,
+    draw_hypergraph,
+    incidence_table,
+    node_role,
+    plot_incidence,
+    representative_edges,
+)
+
+if TYPE_CHECKING:
+    from hyperskill_lite.core.retrieval import Retrieval
+
+__all__ = [
+    "cumulative_sr", "plot_cumulative_sr", "plot_memory_growth", "demo_figures", "COLORS",
+    "node_role", "representative_edges", "draw_hypergraph", "incidence_table", "plot_incidence",
+    "cosine_matrix", "plot_heatmap", "gamma_grid", "plot_gamma_surface", "plot_prune_map",
+    "rank_comparison", "plot_rank_comparison", "maintenance_totals", "plot_maintenance_ops",
+    "mean_spread", "plot_sweep", "plot_method_bars", "save_figure",
+]
+
+Records = Sequence[Mapping[str, Any]]
+
+
+def _ax(ax, figsize: tuple[float, float]):
+    """`ax`, or the axes of a new figure of `figsize`."""
+    import matplotlib.pyplot as plt
+
+    return ax if ax is not None else plt.subplots(figsize=figsize)[1]
+
+
+def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+# ---------------------------------------------------------------------------- runs
+def cumulative_sr(records: Records) -> np.ndarray:
+    """Cumulative success rate (%) after each episode, shape (n,).
+
+    >>> cumulative_sr([{"success": True}, {"success": False}, {"success": True}]).round(1)
+    array([100. ,  50. ,  66.7])
+    """
+    s = np.array([bool(r["success"]) for r in records], dtype=float)
+    return 100.0 * np.cumsum(s) / np.arange(1, len(s) + 1)
+
+
+def plot_cumulative_sr(runs: Mapping[str, Records], ax=None, title: str = ""):
+    """One line per method: cumulative SR over episode index (paper Fig. self-evolving)."""
+    ax = _ax(ax, (7, 4))
+    for name, records in runs.items():
+        ax.plot(np.arange(1, len(records) + 1), cumulative_sr(records), label=name,
+                lw=2.2 if name == "hyperskill" else 1.3)
+    return _finish(ax, "episode", "cumulative SR (%)", title or "Cumulative success rate")
+
+
+def plot_memory_growth(records: Records, ax=None, title: str = ""):
+    """Memory size by node type over episodes, with maintenance marked (paper Fig. growth)."""
+    ax = _ax(ax, (7, 4))
+    x = np.arange(1, len(records) + 1)
+    for key, label in [("subtask_nodes", "subtask nodes"), ("success_skills", "skills"),
+                       ("failure_skills", "mistakes"), ("hyperedges", "hyperedges")]:
+        ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=label)
+    for r in records:
+        if r.get("maintenance"):
+            ax.axvline(r["index"] + 1, color="grey", lw=0.6, ls=":")
+    return _finish(ax, "episode", "count", title or "Memory growth (dotted: maintenance)")
+
+
+def maintenance_totals(records: Records) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative pruned and merged node counts after each episode: two (n,) int arrays.
+
+    >>> recs = [{}, {"maintenance": {"pruned": 2, "merged": 1}}, {},
+    ...         {"maintenance": {"pruned": 0, "merged": 3}}]
+    >>> [a.tolist() for a in maintenance_totals(recs)]
+    [[0, 2, 2, 2], [0, 1, 1, 4]]
+    """
+    pruned = np.array([(r.get("maintenance") or {}).get("pruned", 0) for r in records], int)
+    merged = np.array([(r.get("maintenance") or {}).get("merged", 0) for r in records], int)
+    return np.cumsum(pruned), np.cumsum(merged)
+
+
+def plot_maintenance_ops(runs: Mapping[str, Records], ax=None, title: str = ""):
+    """Cumulative maintenance operations over episodes: solid = pruned, dashed = merged,
+    one colour per run (paper Fig. memory growth, bottom row)."""
+    ax = _ax(ax, (7, 4))
+    for k, (name, records) in enumerate(runs.items()):
+        pruned, merged = maintenance_totals(records)
+        x = np.arange(1, len(records) + 1)
+        color = f"C{k % 10}"
+        ax.step(x, pruned, where="post", color=color, label=f"{name}: pruned")
+        ax.step(x, merged, where="post", color=color, ls="--", label=f"{name}: merged")
+    return _finish(ax, "episode", "cumulative operations", title or "Maintenance operations over time")
+
+
+def demo_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> list[Path]:
+    """Write figures/demo_cumulative_sr.png and figures/demo_memory_growth.png."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    figdir = Path(figdir)
+    jobs = [("demo_cumulative_sr.png", lambda ax: plot_cumulative_sr(
+        runs, ax, title=f"{title}: cumulative SR (offline simulation)"))]
+    if "hyperskill" in runs:
+        jobs.append(("demo_memory_growth.png", lambda ax: plot_memory_growth(
+            runs["hyperskill"], ax, title=f"{title}: HyperSkill memory growth")))
+    paths = []
+    for name, draw in jobs:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        draw(ax)
+        paths.append(figdir / name)
+        fig.tight_layout()
+        fig.savefig(paths[-1], dpi=110)
+        plt.close(fig)
+    return paths
+
+
+def save_figure(fig, path: str | Path, dpi: int = 110) -> None:
+    """Save `fig` as PNG at `path` (parents created), tight, without a software tag so
+    re-running a notebook rewrites byte-identical files when the drawing is unchanged."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+
+
+def cosine_matrix(Z: np.ndarray) -> np.ndarray:
+    """Pairwise cosine similarities of the rows of Z (n, d) -> (n, n) float64; a zero
+    row has cosine 0 with everything.
+
+    >>> cosine_matrix(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])).round(3).tolist()
+    [[1.0, 0.707, 0.0], [0.707, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise ValueError(f"cosine_matrix: Z must be 2-D (n, d), got shape {Z.shape}")
+    norms = np.linalg.norm(Z, axis=1, keepdims=True)
+    Zn = np.divide(Z, norms, out=np.zeros_like(Z), where=norms > 0)
+    return Zn @ Zn.T
+
+
+def plot_heatmap(
+    M: np.ndarray,
+    labels: Sequence[str],
+    ax=None,
+    title: str = "",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cmap: str = "viridis",
+    annotate: bool = True,
+    col_labels: Sequence[str] | None = None,
+):
+    """A labelled heatmap of M (n, m) with a colourbar; values written in the cells
+    (2 decimals) when `annotate` and the matrix is at most 14 x 14."""
+    import matplotlib.pyplot as plt
+
+    M = np.asarray(M, dtype=float)
+    col_labels = list(labels if col_labels is None else col_labels)
+    if M.shape != (len(labels), len(col_labels)):
+        raise ValueError(f"plot_heatmap: M has shape {M.shape}, labels give "
+                         f"({len(labels)}, {len(col_labels)})")
+    ax = ax or plt.subplots(figsize=(6, 5))[1]
+    im = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    ax.set_xticks(range(M.shape[1]), col_labels, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(M.shape[0]), labels, fontsize=7)
+    if annotate and max(M.shape) <= 14:
+        for (i, j), v in np.ndenumerate(M):
+            r, g, b, _ = im.cmap(im.norm(v))
+            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # luminance of the cell colour
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if dark else "black")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# ---------------------------------------------------------------------------- utility
+def gamma_grid(
+    rates: Sequence[float],
+    steps: Sequence[float],
+    t_min: float,
+    t_max: float,
+    beta: float = 0.7,
+    nu: int = 10,
+) -> np.ndarray:
+    """gamma (Eq. 1) over a grid: rows mean steps T_bar, columns success rate sigma/nu,
+    for elements retrieved `nu` times; (len(steps), len(rates)) float64.
+
+    >>> gamma_grid([0.0, 1.0], [2.0, 8.0], t_min=2, t_max=8).round(2).tolist()
+    [[0.3, 1.0], [0.0, 0.7]]
+    """
+    from hyperskill_lite.core.utility import utility
+
+    r = np.asarray(rates, dtype=float)
+    s = np.asarray(steps, dtype=float)
+    R, S = np.meshgrid(r, s)  # (len(steps), len(rates))
+    N = np.full(R.shape, float(nu))
+    return utility((R * N).ravel(), N.ravel(), S.ravel(), t_min, t_max, beta=beta).reshape(R.shape)
+
+
+def plot_gamma_surface(
+    rates: Sequence[float],
+    steps: Sequence[float],
+    G: np.ndarray,
+    tau: float | None = 0.2,
+    ax=None,
+    title: str = "",
+):
+    """Filled contours of gamma over (success rate, mean steps), with the pruning
+    threshold tau drawn as a thick contour (everything left of it is prunable once
+    nu >= N_min)."""
+    ax = _ax(ax, (6, 4.5))
+    cs = ax.contourf(rates, steps, G, levels=np.linspace(0, 1, 11), cmap="RdYlGn")
+    ax.figure.colorbar(cs, ax=ax, label="gamma")
+    if tau is not None and G.min() < tau < G.max():
+        line = ax.contour(rates, steps, G, levels=[tau], colors="black", linewidths=2)
+        ax.clabel(line, fmt={tau: f"tau={tau}"}, fontsize=8)
+    ax.set_xlabel("success rate sigma / nu")
+    ax.set_ylabel("mean steps T_bar")
+    ax.set_title(title or "Utility gamma (Eq. 1)")
+    return ax
+
+
+def plot_prune_map(
+    nu: Sequence[int],
+    gamma: Sequence[float],
+    pruned: Sequence[bool],
+    n_min: int = 3,
+    tau: float | None = 0.2,
+    roles: Sequence[str] | None = None,
+    ax=None,
+    seed: int = 0,
+    title: str = "",
+):
+    """Nodes in the (nu, gamma) plane, pruned ones crossed out; the eligibility line
+    nu = N_min and, if given, the threshold gamma = tau. nu gets a small horizontal
+    jitter (drawn from `seed`) so equal counts do not hide each other."""
+    nu = np.asarray(nu, dtype=float)
+    gamma = np.asarray(gamma, dtype=float)
+    pruned = np.asarray(pruned, dtype=bool)
+    if not (nu.shape == gamma.shape == pruned.shape):
+        raise ValueError("plot_prune_map: nu, gamma and pruned must have one length")
+    roles = list(roles) if roles is not None else ["skill"] * len(nu)
+    ax = _ax(ax, (6, 4))
+    x = nu + np.random.default_rng(seed).uniform(-0.18, 0.18, len(nu))
+    colors = [COLORS.get(r, "grey") for r in roles]
+    ax.scatter(x[~pruned], gamma[~pruned], c=[c for c, p in zip(colors, pruned) if not p],
+               s=28, edgecolors="black", linewidths=0.3, label="kept")
+    ax.scatter(x[pruned], gamma[pruned], c="black", marker="x", s=40, label="pruned")
+    ax.axvline(n_min - 0.5, color="grey", ls=":", lw=1)
+    if tau is not None:
+        ax.axhline(tau, color="black", ls="--", lw=1, label=f"tau = {tau}")
+    ax.set_ylim(-0.03, 1.03)
+    return _finish(ax, "retrievals nu (jittered)", "utility gamma",
+                   title or "Which nodes pruning removes")
+
+
+# ---------------------------------------------------------------------------- ranking
+def rank_comparison(
+    retrieval: Retrieval, names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The candidate skills R_s of a retrieval with both rankings side by side.
+
+    One row per candidate, in Eq. 7 order: {"id", "name", "kappa", "cosine",
+    "rank_kappa" (Eq. 7: kappa desc, cosine desc, creation), "rank_cosine" (cosine
+    desc, creation), "in_S_q"}. Ranks start at 1. Flat-mode retrievals (no kappa) are
+    refused.
+    """
+    if retrieval.mode == "flat" or (retrieval.skill_ids and not retrieval.kappa):
+        raise ValueError("rank_comparison: needs a hypergraph retrieval (kappa), not flat mode")
+    ids = list(retrieval.kappa)  # Eq. 7 order
+    cos = retrieval.skill_scores
+    by_cos = sorted(ids, key=lambda i: (-cos[i], int(i[1:])))
+    rank_cos = {i: k for k, i in enumerate(by_cos, 1)}
+    chosen = set(retrieval.skill_ids)
+    names = names or {}
+    return [{"id": i, "name": names.get(i, ""), "kappa": retrieval.kappa[i], "cosine": cos[i],
+             "rank_kappa": k, "rank_cosine": rank_cos[i], "in_S_q": i in chosen}
+            for k, i in enumerate(ids, 1)]
+
+
+def plot_rank_comparison(rows: Sequence[Mapping[str, Any]], k: int, ax=None, title: str = ""):
+    """Slope chart: each candidate skill's rank by plain cosine (left) and by Eq. 7
+    (right); lines of skills that enter or leave the top-k are highlighted."""
+    ax = _ax(ax, (6, 0.35 * len(rows) + 1.5))
+    for r in rows:
+        a, b = r["rank_cosine"], r["rank_kappa"]
+        changed = (a <= k) != (b <= k)
+        color = "#d95f02" if changed else ("#1b9e77" if b <= k else "grey")
+        ax.plot([0, 1], [a, b], color=color, lw=2.2 if changed else 1.0, marker="o")
+        label = f"{r['id']} {r['name']}".strip()
+        ax.text(-0.04, a, label, ha="right", va="center", fontsize=7)
+        ax.text(1.04, b, f"{label} (kappa={r['kappa']})", ha="left", va="center", fontsize=7)
+    ax.axhline(k + 0.5, color="black", ls="--", lw=0.8)
+    ax.set_xlim(-0.9, 1.9)
+    ax.set_ylim(len(rows) + 0.7, 0.3)
+    ax.set_xticks([0, 1], ["rank by cosine", "rank by kappa (Eq. 7)"])
+    ax.set_yticks([])
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(title or f"Top-{k} by cosine vs by co-occurrence (dashed: cut-off)")
+    return ax
+
+
+# ---------------------------------------------------------------------------- sweeps
+def mean_spread(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, sample std (0 with one seed), min and max over the last axis (seeds).
+
+    >>> [a.tolist() for a in mean_spread(np.array([[40.0, 50.0], [60.0, 60.0]]))]
+    [[45.0, 60.0], [7.0710678118654755, 0.0], [40.0, 60.0], [50.0, 60.0]]
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 2 or v.shape[1] == 0:
+        raise ValueError(f"mean_spread: values must be (n_settings, n_seeds), got {v.shape}")
+    std = v.std(axis=1, ddof=1) if v.shape[1] > 1 else np.zeros(v.shape[0])
+    return v.mean(axis=1), std, v.min(axis=1), v.max(axis=1)
+
+
+def plot_sweep(
+    x: Sequence[float],
+    values: np.ndarray,
+    ax=None,
+    label: str = "",
+    xlabel: str = "",
+    ylabel: str = "SR (%)",
+    title: str = "",
+):
+    """Mean over seeds (line) with the min-max band shaded and each seed as a dot.
+    values: (len(x), n_seeds)."""
+    v = np.asarray(values, dtype=float)
+    xs = np.asarray(x, dtype=float)
+    mean, _, lo, hi = mean_spread(v)
+    ax = _ax(ax, (5, 3.5))
+    line = ax.plot(xs, mean, marker="o", lw=2, label=label or None)[0]
+    ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15)
+    for j in range(v.shape[1]):
+        ax.scatter(xs, v[:, j], color=line.get_color(), s=10, alpha=0.6)
+    ax.set_xticks(xs)
+    return _finish(ax, xlabel, ylabel, title, legend=bool(label))
+
+
+def plot_method_bars(
+    names: Sequence[str], values: np.ndarray, ax=None, ylabel: str = "SR (%)",
+    title: str = "", highlight: str = "hyperskill",
+):
+    """One bar per method: mean over seeds, error bar min-max, seeds as dots.
+    values: (len(names), n_seeds). The `highlight` method is drawn darker."""
+    v = np.asarray(values, dtype=float)
+    mean, _, lo, hi = mean_spread(v)
+    ax = _ax(ax, (max(5, 0.6 * len(names) + 2), 3.8))
+    x = np.arange(len(names))
+    colors = ["#1e63c8" if n == highlight else "#9ecae1" for n in names]
+    ax.bar(x, mean, color=colors, edgecolor="black", lw=0.5)
+    ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="black", capsize=3)
+    for j in range(v.shape[1]):
+        ax.scatter(x, v[:, j], color="black", s=8, zorder=3)
+    ax.set_xticks(x, names, rotation=40, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    return ax

@@ -1,0 +1,48 @@
+"""SkillWorld: an offline world of compositional agent tasks (DESIGN §5).
+
+A task generator (`make_tasks`, profiles "gaia", "webwalker", "xbench"), a simulated
+memory LLM (`SimLLM`: decompose, extract, merge, judge) and a simulated executor
+(`SimExecutor`) that together let the whole self-evolving loop run offline, in seconds,
+on real English text. All behaviour parameters are in `WorldParams`; all text lives in
+data/skillworld/*.json. It is a teaching and testing instrument: its success rates are
+not the paper's and must never be presented as such.
+
+May import: `core/`, `types.py`, `agent/` (token counts, prompt texts) and `baselines/`
+(the note records its baseline operations return). Must not import: `bench/`, `plots/`,
+or the top-level runner, registry and CLI. Not here: memory systems (methods.py,
+baselines/), the runner (runner.py), embeddings (core/embed.py).
+"""
+
+from hyperskill_lite.world.contexts import (
+    harmful_context,
+    irrelevant_context,
+    oracle_context,
+    render_items,
+)
+from hyperskill_lite.world.executor import SimExecutor
+from hyperskill_lite.world.generator import PROFILES, make_tasks
+from hyperskill_lite.world.latent import latent_meta, latent_of, task_latent
+from hyperskill_lite.world.library import Library, data_dir, load_library
+from hyperskill_lite.world.params import WorldParams
+from hyperskill_lite.world.rng import stable_rng, stable_seed
+from hyperskill_lite.world.simllm import SimLLM
+
+__all__ = [
+    "PROFILES",
+    "WorldParams",
+    "Library",
+    "SimLLM",
+    "SimExecutor",
+    "make_tasks",
+    "data_dir",
+    "load_library",
+    "latent_meta",
+    "latent_of",
+    "task_latent",
+    "oracle_context",
+    "harmful_context",
+    "irrelevant_context",
+    "render_items",
+    "stable_rng",
+    "stable_seed",
+]

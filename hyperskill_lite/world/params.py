@@ -1,0 +1,203 @@
+"""WorldParams: every behavioural parameter of SkillWorld in one documented dataclass.
+
+The values were set once, before any memory method was run, from what is plausible for a
+tool-using LLM agent on GAIA-, WebWalkerQA- and xBench-like tasks (the paper's No Memory
+rows: roughly 30-55% success, 4-8 steps). They are not tuned to make any method win.
+Each field says what it models and why its value is plausible.
+
+Not here: the task distribution (data/skillworld/profiles.json), the text library
+(data/skillworld/*.json), or any HyperSkill hyperparameter (core/config.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+__all__ = ["WorldParams"]
+
+
+def _default_base_success() -> dict[str, tuple[float, float, float]]:
+    return {
+        "gaia": (0.50, 0.30, 0.14),
+        "webwalker": (0.58, 0.43, 0.30),
+        "xbench": (0.66, 0.50, 0.36),
+    }
+
+
+def _default_kind_weight() -> dict[str, float]:
+    return {"lesson": 0.5, "trajectory": 0.5}
+
+
+@dataclass(frozen=True)
+class WorldParams:
+    """Parameters of the simulated executor and the simulated LLM.
+
+    >>> p = WorldParams()
+    >>> round(p.base_logit("gaia", 2), 3)
+    -0.847
+    >>> WorldParams.from_dict(p.to_dict()) == p
+    True
+    """
+
+    # --- executor: success -------------------------------------------------------------
+    base_success: dict[str, tuple[float, float, float]] = field(
+        default_factory=_default_base_success
+    )
+    """Success probability with an empty context, per profile and difficulty level 1/2/3.
+    Mixed over each profile's levels this gives ~34% (gaia), ~44% (webwalker) and ~51%
+    (xbench), inside the range of the paper's No Memory rows (32-33%, 39-46%, 46-54%)."""
+    helpful_logit: float = 0.45
+    """Logit gain per distinct helpful strategy (one of the task's archetypes' strategies)
+    present in the context. A relevant, actionable tip moves an agent's odds by ~1.5x."""
+    warning_logit: float = 0.25
+    """Logit gain per distinct matching warning (an error pattern of one of the task's
+    archetypes). Smaller than a strategy: knowing what to avoid helps less than knowing
+    what to do."""
+    max_gain_logit: float = 1.5
+    """Saturation of the total gain (strategies + warnings): gain = G (1 - exp(-raw / G)).
+    Even perfect advice cannot fix every tool failure or missing page; an oracle context
+    lifts a 30% task to at most ~65%."""
+    harmful_logit: float = 0.6
+    """Logit loss per distinct spurious (harmful) strategy that concerns one of the
+    task's archetypes. Bad advice that looks relevant is followed and misleads."""
+    noise_logit: float = 0.08
+    """Logit loss per irrelevant item (nothing in it concerns the task), times its kind
+    weight. Distraction costs: ten irrelevant skills lower a 40% task to about 23%."""
+    kind_weight: dict[str, float] = field(default_factory=_default_kind_weight)
+    """Weight of an item's effect (help, harm and distraction alike) by its kind; kinds not
+    listed weigh 1.0. A one-sentence lesson or a raw trajectory is less actionable, and
+    less distracting, than an explicit skill."""
+    # --- executor: steps, calls, tokens ------------------------------------------------
+    step_base: float = 1.0
+    """Steps every task costs besides its subtasks (reading the question, answering)."""
+    level_extra_steps: tuple[float, float, float] = (0.0, 0.8, 1.6)
+    """Extra expected steps at difficulty level 1/2/3 (harder tasks need more retries)."""
+    step_saving: float = 0.35
+    """Fraction of an archetype's expected steps saved when its helpful strategy is in the
+    context: the agent skips some trial and error."""
+    harmful_extra_steps: float = 0.6
+    """Expected extra steps per harmful strategy followed (detours it causes)."""
+    noise_extra_steps: float = 0.1
+    """Expected extra steps per irrelevant item, times its kind weight (time spent on it)."""
+    failure_step_factor: float = 1.25
+    """Failed episodes run longer: agents retry before giving up or hitting the limit."""
+    calls_per_step: float = 1.05
+    """Mean tool calls per step (the paper's No Memory rows have #Calls close to #Steps)."""
+    prompt_tokens: int = 1200
+    """Tokens of the system prompt, tool descriptions and instructions sent every step."""
+    observation_tokens: int = 2500
+    """Tokens of one step's observation: a web page, file excerpt or tool output truncated
+    to a few thousand tokens, as agent frameworks do."""
+    action_tokens: int = 120
+    """Tokens the model writes per step (reasoning plus a tool call)."""
+    window: int = 3
+    """w: the agent keeps the last w steps of history in its prompt (paper, Eq. act)."""
+    covered_failure_weight: float = 0.35
+    """When a task fails, relative chance that the failure happened at an archetype whose
+    strategy was covered (uncovered archetypes weigh 1.0)."""
+    # --- simulated LLM -----------------------------------------------------------------
+    decompose_drop: float = 0.15
+    """Probability that a decomposition drops one step (the prompt asks for few steps)."""
+    decompose_add: float = 0.15
+    """Probability that a decomposition adds a step from an unrelated archetype."""
+    decompose_reorder: float = 0.10
+    """Probability that a decomposition swaps two adjacent steps."""
+    extract_count_weights: tuple[float, float, float] = (0.35, 0.45, 0.20)
+    """Relative probability of extracting 1, 2 or 3 items (the prompt asks for 1-3)."""
+    extract_spurious: float = 0.12
+    """Probability that an extraction includes a spurious, harmful item that merely
+    sounds plausible (LLMs over-generalise from one lucky or unlucky episode)."""
+    lesson_second_sentence: float = 0.4
+    """Probability that a lesson has two sentences rather than one (the prompt allows 1-2)."""
+    self_judge_flip: float = 0.10
+    """Probability that the self-judge (no gold answer) reports the wrong outcome."""
+    data_dir: str | None = None
+    """Template library directory; None uses `data_dir()` (env HYPERSKILL_DATA_DIR or
+    <repo>/data/skillworld)."""
+
+    def __post_init__(self) -> None:
+        for name, levels in self.base_success.items():
+            if len(levels) != 3 or not all(0.0 < p < 1.0 for p in levels):
+                raise ValueError(
+                    f"WorldParams.base_success[{name!r}] must be three probabilities in (0, 1), "
+                    f"got {levels!r}"
+                )
+        probs = (
+            "step_saving",
+            "covered_failure_weight",
+            "decompose_drop",
+            "decompose_add",
+            "decompose_reorder",
+            "extract_spurious",
+            "lesson_second_sentence",
+            "self_judge_flip",
+        )
+        for name in probs:
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"WorldParams.{name} must be in [0, 1], got {v}")
+        nonneg = (
+            "helpful_logit",
+            "warning_logit",
+            "harmful_logit",
+            "noise_logit",
+            "step_base",
+            "harmful_extra_steps",
+            "noise_extra_steps",
+            "calls_per_step",
+            "prompt_tokens",
+            "observation_tokens",
+            "action_tokens",
+            "window",
+        )
+        for name in nonneg:
+            if getattr(self, name) < 0:
+                raise ValueError(f"WorldParams.{name} must be >= 0, got {getattr(self, name)}")
+        if self.max_gain_logit <= 0:
+            raise ValueError(f"WorldParams.max_gain_logit must be > 0, got {self.max_gain_logit}")
+        if self.failure_step_factor < 1.0:
+            raise ValueError(
+                f"WorldParams.failure_step_factor must be >= 1, got {self.failure_step_factor}"
+            )
+        if len(self.level_extra_steps) != 3:
+            raise ValueError("WorldParams.level_extra_steps must have three values (levels 1-3)")
+        w = self.extract_count_weights
+        if len(w) != 3 or min(w) < 0 or sum(w) <= 0:
+            raise ValueError(
+                f"WorldParams.extract_count_weights must be three non-negative weights, got {w!r}"
+            )
+
+    def base_logit(self, profile: str, level: int) -> float:
+        """Logit of `base_success[profile][level - 1]`."""
+        if profile not in self.base_success:
+            raise ValueError(
+                f"WorldParams.base_success has no profile {profile!r}; "
+                f"known: {sorted(self.base_success)}"
+            )
+        if level not in (1, 2, 3):
+            raise ValueError(f"difficulty level must be 1, 2 or 3, got {level!r}")
+        p = self.base_success[profile][level - 1]
+        return math.log(p / (1.0 - p))
+
+    def replace(self, **changes: Any) -> WorldParams:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data (tuples become lists)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> WorldParams:
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown WorldParams fields: {sorted(unknown)}")
+        d = dict(d)
+        if "base_success" in d:
+            d["base_success"] = {k: tuple(v) for k, v in d["base_success"].items()}
+        for name in ("level_extra_steps", "extract_count_weights"):
+            if name in d:
+                d[name] = tuple(d[name])
+        return cls(**d)

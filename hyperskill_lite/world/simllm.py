@@ -1,0 +1,219 @@
+"""SimLLM: the simulated memory LLM of SkillWorld (implements `MemoryLLM`).
+
+It writes real English from the template library, in the shapes the paper's prompts ask
+for: decompositions into steps, outcome-conditioned extraction (1-3 skills with 3-5 word
+names and 2-4 sentence contents, plus a 1-2 sentence lesson), consolidating merges and a
+self-judge. Every text it writes carries hidden metadata in ``meta["skillworld"]``
+(`latent_meta`) naming the latent strategies, error patterns and spurious (harmful)
+strategies it expresses; merges carry the union. SimExecutor reads that metadata.
+
+SimLLM keeps no random state between calls: each call draws from a generator derived
+from (seed, task.id, operation) or, for merges, (seed, "merge", a.name, b.name), so a
+resumed run in a new process gets identical outputs.
+
+Baselines add operations by composing the helpers `phrase` (a skill for one latent id),
+`lesson_text` and `step_text` with `rng(...)`; the ten baselines' operations are in
+baseline_ops.py (`SimBaselineOps`, mixed in). Not here: outcomes (executor.py), task
+sampling (generator.py), any embedding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from hyperskill_lite.types import Episode, Extraction, Skill, Task
+from hyperskill_lite.world.baseline_ops import SimBaselineOps
+from hyperskill_lite.world.latent import FIELDS, KIND_FIELD, latent_meta, latent_of, task_latent
+from hyperskill_lite.world.library import Library, load_library, split_sentences
+from hyperskill_lite.world.params import WorldParams
+from hyperskill_lite.world.rng import stable_rng
+
+__all__ = ["SimLLM"]
+
+def _end(sentence: str) -> str:
+    s = sentence.strip()
+    return s if s.endswith((".", "!", "?")) else s + "."
+
+
+class SimLLM(SimBaselineOps):
+    """Simulated LLM for SkillWorld tasks; see the module docstring.
+
+    >>> from hyperskill_lite.world.generator import make_tasks
+    >>> task = make_tasks("gaia", n=1, seed=3)[0]
+    >>> llm = SimLLM(seed=7)
+    >>> llm.decompose(task) == SimLLM(seed=7).decompose(task)
+    True
+    """
+
+    name = "simllm"
+
+    def __init__(self, params: WorldParams | None = None, seed: int = 0) -> None:
+        self.params = params or WorldParams()
+        self.seed = int(seed)
+        self.library: Library = load_library(self.params.data_dir)
+
+    # ----------------------------------------------------------------- helpers
+    def rng(self, *parts: object) -> np.random.Generator:
+        """A fresh generator for one call, keyed by (seed, *parts)."""
+        return stable_rng(self.seed, *parts)
+
+    def phrase(
+        self, latent_id: str, rng: np.random.Generator, avoid: Iterable[str] = (), source: str = ""
+    ) -> Skill:
+        """A skill expressing one latent strategy, error pattern or spurious strategy: a
+        randomly chosen phrasing (avoiding names in `avoid` when possible), the latent's
+        polarity, and its hidden metadata."""
+        lat = self._latent(latent_id)
+        avoid = set(avoid)
+        options = [p for p in lat.phrasings if p.name not in avoid] or list(lat.phrasings)
+        p = options[int(rng.integers(len(options)))]
+        meta = latent_meta(**{KIND_FIELD[lat.kind]: [latent_id]}, source=source)
+        return Skill(name=p.name, content=p.content, polarity=lat.polarity, meta=meta)  # type: ignore[arg-type]
+
+    def lesson_text(self, latent_ids: list[str], rng: np.random.Generator) -> str:
+        """One lesson sentence for each latent id (in order), joined."""
+        out = []
+        for i in latent_ids:
+            lessons = self._latent(i).lessons
+            out.append(lessons[int(rng.integers(len(lessons)))])
+        return " ".join(out)
+
+    def step_text(self, archetype_id: str, topic: str, rng: np.random.Generator) -> str:
+        """One step paraphrase of an archetype with the task's topic filled in."""
+        steps = self.library.archetypes[archetype_id].steps
+        return steps[int(rng.integers(len(steps)))].replace("{topic}", topic)
+
+    def _latent(self, latent_id: str) -> Any:
+        if latent_id not in self.library.latents:
+            raise ValueError(f"unknown SkillWorld latent id {latent_id!r}")
+        return self.library.latents[latent_id]
+
+    def _count(self, rng: np.random.Generator) -> int:
+        w = np.asarray(self.params.extract_count_weights, dtype=float)
+        return 1 + int(rng.choice(3, p=w / w.sum()))
+
+    # ----------------------------------------------------------- decomposition
+    def plan(self, task: Task) -> list[tuple[str, str]]:
+        """The decomposition with the archetype each step comes from: [(text, archetype)].
+
+        One step per task archetype, then noise: with set probabilities one step is
+        dropped, one step of an unrelated archetype is added, two adjacent steps swap.
+        """
+        lat = task_latent(task)
+        lib, p = self.library, self.params
+        rng = self.rng(task.id, "decompose")
+        archs = list(lat["archetypes"])
+        steps = [(self.step_text(a, lat["topic"], rng), a) for a in archs]
+        u_drop, u_add, u_swap = rng.random(3)
+        i_drop = int(rng.integers(len(steps)))
+        others = [a for a in lib.archetypes if a not in archs]
+        extra = others[int(rng.integers(len(others)))]
+        extra_text = self.step_text(extra, lat["topic"], rng)
+        pos = int(rng.integers(len(steps) + 1))
+        i_swap = int(rng.integers(len(steps)))
+        if u_drop < p.decompose_drop and len(steps) > 1:
+            del steps[i_drop]
+        if u_add < p.decompose_add:
+            steps.insert(min(pos, len(steps)), (extra_text, extra))
+        if u_swap < p.decompose_reorder and len(steps) > 1:
+            j = i_swap % (len(steps) - 1)
+            steps[j], steps[j + 1] = steps[j + 1], steps[j]
+        return steps
+
+    def decompose(self, task: Task) -> list[str]:
+        """P_0 = LLM-Decompose(d_q): the task's steps as text (see `plan`)."""
+        return [text for text, _ in self.plan(task)]
+
+    # -------------------------------------------------------------- extraction
+    def extract(self, task: Task, episode: Episode) -> Extraction:
+        """Outcome-conditioned extraction (Prompts appendix).
+
+        After a success: 1-3 helpful strategies of the task's archetypes as
+        ``Skill(polarity="success")``. After a failure: 1-3 error patterns of the task's
+        archetypes as ``Skill(polarity="failure")``, the one the executor reports first.
+        With probability `extract_spurious` a spurious strategy of the same polarity is
+        added (or replaces the last item). The lesson is 1-2 sentences; its latent ids
+        are in ``Extraction.meta["skillworld"]``.
+        """
+        lat = task_latent(task)
+        lib, p = self.library, self.params
+        archs = list(lat["archetypes"])
+        outcome = "success" if episode.success else "failure"
+        rng = self.rng(task.id, "extract", outcome)
+        if episode.success:
+            pool = lib.helpful_for(archs)
+            pool = [pool[int(i)] for i in rng.permutation(len(pool))]
+        else:
+            reported = (episode.meta or {}).get("skillworld", {}).get("error")
+            pool = lib.errors_for(archs)
+            pool = [pool[int(i)] for i in rng.permutation(len(pool))]
+            if reported in pool:
+                pool.remove(reported)
+                pool.insert(0, reported)
+        picks = pool[: self._count(rng)]
+        spurious = lib.spurious_for(archs, outcome)
+        u = rng.random()
+        sp = spurious[int(rng.integers(len(spurious)))] if spurious else None
+        if sp is not None and u < p.extract_spurious:
+            picks = picks + [sp] if len(picks) < 3 else picks[:2] + [sp]
+        skills: list[Skill] = []
+        for pid in picks:
+            skills.append(self.phrase(pid, rng, avoid=[s.name for s in skills], source="extract"))
+        first = int(rng.integers(len(picks)))
+        lesson_ids = [picks[first]]
+        if len(picks) > 1 and rng.random() < p.lesson_second_sentence:
+            lesson_ids.append(picks[(first + 1) % len(picks)])
+        lesson = self.lesson_text(lesson_ids, rng)
+        groups: dict[str, list[str]] = {f: [] for f in FIELDS}
+        for i in lesson_ids:
+            groups[KIND_FIELD[lib.latents[i].kind]].append(i)
+        meta = latent_meta(**groups, source="lesson", outcome=outcome)
+        return Extraction(skills=skills, lesson=lesson, meta=meta)
+
+    # ------------------------------------------------------------------- merge
+    def merge(self, a: Skill, b: Skill) -> Skill:
+        """LLM-Merge: one consolidated skill covering both (Prompts appendix).
+
+        The name is a phrasing of the most general latent in the union (the one that
+        concerns most archetypes), avoiding both input names when possible; the content
+        is the lead sentence of each input plus a consolidating sentence (2-3
+        sentences); the metadata is the union of both inputs' latent ids.
+        """
+        if a.polarity != b.polarity:
+            raise ValueError(
+                f"SimLLM.merge: cannot merge a {a.polarity!r} skill ({a.name!r}) with a "
+                f"{b.polarity!r} skill ({b.name!r})"
+            )
+        rng = self.rng("merge", a.name, b.name)
+        la, lb = latent_of(a.meta), latent_of(b.meta)
+        union = {f: list(dict.fromkeys(la[f] + lb[f])) for f in FIELDS}
+        ids = [i for f in FIELDS for i in union[f] if i in self.library.latents]
+        name = a.name
+        if ids:
+            anchor = max(ids, key=lambda i: (len(self.library.latents[i].affects), -ids.index(i)))
+            name = self.phrase(anchor, rng, avoid=[a.name, b.name]).name
+        sa, sb = split_sentences(a.content) or [a.name], split_sentences(b.content) or [b.name]
+        body = [sa[0]] + ([sb[0]] if sb[0] != sa[0] else sa[1:2])
+        closers = self.library.merge_closers[a.polarity]
+        body.append(closers[int(rng.integers(len(closers)))])
+        content = " ".join(_end(s) for s in body)
+        return Skill(
+            name=name,
+            content=content,
+            polarity=a.polarity,
+            meta=latent_meta(**union, source="merge"),
+        )
+
+    # ------------------------------------------------------------------- judge
+    def judge(self, task: Task, episode: Episode) -> bool:
+        """Self-judge: the true outcome (answer equals the gold answer when both are
+        known, else `episode.success`), flipped with probability `self_judge_flip`."""
+        rng = self.rng(task.id, "judge")
+        if task.answer is not None and episode.answer is not None:
+            truth = episode.answer.strip() == task.answer.strip()
+        else:
+            truth = bool(episode.success)
+        return truth != bool(rng.random() < self.params.self_judge_flip)
