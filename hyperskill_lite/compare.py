@@ -27,8 +27,11 @@ Not here: the CLI (cli.py wires ``python -m hyperskill_lite compare``), live run
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +129,44 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int) -> dict[str,
     }
 
 
+def _init_worker(threads: int) -> None:
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
+def _run_cell(
+    profile: str, episodes: int, seed: int, name: str, phrasing: str, run_dir: str, encoder: Any
+) -> dict[str, Any]:
+    """One (method, seed) run of `compare`, resumable in `run_dir`; its row."""
+    from hyperskill_lite.core.config import HyperSkillConfig
+    from hyperskill_lite.core.embed import encoder_by_name
+    from hyperskill_lite.methods import make_method
+    from hyperskill_lite.runner import read_records, run_episodes, shuffled
+    from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
+
+    enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
+    params = WorldParams(phrasing=phrasing)
+    tasks = shuffled(make_tasks(profile, seed=seed, params=params), seed=42)[:episodes]
+    system = make_method(name, SimLLM(params, seed=seed), enc, HyperSkillConfig())
+    run_episodes(
+        system,
+        tasks,
+        SimExecutor(params, seed=seed),
+        Path(run_dir),
+        progress=False,
+        run_info={
+            "method": name,
+            "profile": profile,
+            "seed": seed,
+            "encoder": enc.name,
+            "phrasing": phrasing,
+        },
+    )
+    return _run_row(read_records(Path(run_dir)), name, seed)
+
+
 def compare(
     profile: str,
     episodes: int,
@@ -134,6 +175,8 @@ def compare(
     encoder: Any = "minilm",
     out: Path | str | None = None,
     log: Callable[[str], None] | None = None,
+    phrasing: str = "calibrated",
+    jobs: int | None = 1,
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every method on SkillWorld `profile` and tabulate (module docstring).
 
@@ -148,16 +191,22 @@ def compare(
     out : directory for the runs (``OUT/<profile>/<method>/seed-<s>``, resumable) and
         ``compare.json`` / ``table.txt``; None runs in a temporary directory.
     log : called with one line per finished run (e.g. ``print``).
+    phrasing : SimLLM's text model, "calibrated" (default) or "curated"
+        (`WorldParams.phrasing`).
+    jobs : run the (method, seed) cells in this many worker processes (None: one per
+        core). Every cell is deterministic and independent (its own world seed, model,
+        executor and run directory), so the rows are identical to ``jobs=1``; only the
+        order in which `log` reports them differs. Workers rebuild the encoder by name
+        and share the persistent embedding cache (core/cache.py); each gets
+        cores // jobs torch threads.
 
     Returns ``(table, rows)``: the table text and one dict per (method, seed) with SR,
     Steps, Calls, Tokens, CtxTokens, MemCalls, N and context_share (the fraction of
     episodes that received memory).
     """
-    from hyperskill_lite.core.config import HyperSkillConfig
     from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.methods import METHODS, make_method
-    from hyperskill_lite.runner import read_records, run_episodes, shuffled
-    from hyperskill_lite.world import PROFILES, SimExecutor, SimLLM, make_tasks
+    from hyperskill_lite.methods import METHODS
+    from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
 
     if profile not in PROFILES:
         raise ValueError(f"compare: unknown profile {profile!r}; choose one of {PROFILES}")
@@ -173,42 +222,54 @@ def compare(
     if "no-memory" not in names:
         names.insert(0, "no-memory")
     enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
+    jobs = max(1, int(jobs if jobs is not None else (os.cpu_count() or 1)))
+    cells = [(seed, name) for seed in seed_list for name in names]
+    jobs = min(jobs, len(cells))
+    if jobs > 1:
+        try:
+            encoder_by_name(enc.name)
+        except ValueError:
+            raise ValueError(
+                f"compare: jobs={jobs} needs an encoder a worker can rebuild by name "
+                f"('minilm' or 'hashing(...)'), got {enc.name!r}; use jobs=1"
+            ) from None
+    n_tasks = len(make_tasks(profile, seed=seed_list[0], params=WorldParams(phrasing=phrasing)))
+    if episodes > n_tasks:
+        raise ValueError(
+            f"compare: profile {profile!r} has {n_tasks} tasks, asked for {episodes} episodes"
+        )
 
     tmp = tempfile.TemporaryDirectory() if out is None else None
     root = Path(tmp.name if tmp is not None else out)  # type: ignore[arg-type]
     rows: list[dict[str, Any]] = []
+
+    def done(row: dict[str, Any]) -> None:
+        rows.append(row)
+        if log is not None:
+            log(
+                f"{profile} seed {row['seed']} {row['method']:<24} SR {row['SR']:6.2f}  "
+                f"steps {row['Steps']:5.2f}  memory calls/ep {row['MemCalls']:.2f}"
+            )
+
+    def cell_args(seed: int, name: str) -> tuple:
+        return (profile, episodes, seed, name, phrasing, str(root / profile / name / f"seed-{seed}"))
+
     try:
-        for seed in seed_list:
-            all_tasks = shuffled(make_tasks(profile, seed=seed), seed=42)
-            if episodes > len(all_tasks):
-                raise ValueError(
-                    f"compare: profile {profile!r} has {len(all_tasks)} tasks, "
-                    f"asked for {episodes} episodes"
-                )
-            tasks = all_tasks[:episodes]
-            for name in names:
-                system = make_method(name, SimLLM(seed=seed), enc, HyperSkillConfig())
-                run_dir = root / profile / name / f"seed-{seed}"
-                run_episodes(
-                    system,
-                    tasks,
-                    SimExecutor(seed=seed),
-                    run_dir,
-                    progress=False,
-                    run_info={
-                        "method": name,
-                        "profile": profile,
-                        "seed": seed,
-                        "encoder": enc.name,
-                    },
-                )
-                row = _run_row(read_records(run_dir), name, seed)
-                rows.append(row)
-                if log is not None:
-                    log(
-                        f"{profile} seed {seed} {name:<24} SR {row['SR']:6.2f}  "
-                        f"steps {row['Steps']:5.2f}  memory calls/ep {row['MemCalls']:.2f}"
-                    )
+        if jobs == 1:
+            for seed, name in cells:
+                done(_run_cell(*cell_args(seed, name), encoder=enc))
+        else:
+            threads = max(1, (os.cpu_count() or 1) // jobs)
+            ctx = multiprocessing.get_context("spawn")  # torch is not fork-safe
+            with ProcessPoolExecutor(
+                jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
+            ) as pool:
+                futures = [
+                    pool.submit(_run_cell, *cell_args(seed, name), encoder=enc.name)
+                    for seed, name in cells
+                ]
+                for fut in as_completed(futures):
+                    done(fut.result())
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -216,7 +277,7 @@ def compare(
     rows.sort(key=lambda r: (order[r["method"]], seed_list.index(r["seed"])))
     title = (
         f"SkillWorld '{profile}', {episodes} episodes x {len(seed_list)} seed(s), "
-        f"encoder {enc.name}; mean ± sd over seeds, (delta) vs no-memory. "
+        f"encoder {enc.name}, {phrasing} phrasing; mean ± sd over seeds, (delta) vs no-memory. "
         "Offline simulation: NOT the paper's numbers."
     )
     table = format_table(aggregate(rows), "no-memory", title)
@@ -227,6 +288,7 @@ def compare(
             "episodes": episodes,
             "seeds": seed_list,
             "encoder": enc.name,
+            "phrasing": phrasing,
             "rows": rows,
         }
         (Path(out) / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hyperskill_lite.baselines import (
     AgentWorkflowMemory,
@@ -120,7 +121,10 @@ class HyperSkillMemory:
             llm_calls=1 if self._plans() else 0,
         )
 
-    def end(self, task: Task, episode: Episode) -> None:
+    def end(self, task: Task, episode: Episode) -> dict[str, Any]:
+        """Extract skills and the lesson, add the hyperedge with the stats update, and
+        return what the update did for the run's record: {"skills": [{"name", "content",
+        "polarity", "node", "dedup", "cosine"}], "dedup": count} (`last_update`)."""
         plan, retrieval = self._pending.pop(task.id, ([], None))
         self.llm_calls += 1
         extraction = self.llm.extract(task, episode)
@@ -135,6 +139,14 @@ class HyperSkillMemory:
             retrieval=retrieval,
             meta=dict(extraction.meta),
         )
+        placed = self.memory.last_update["skills"]
+        return {
+            "skills": [
+                {"content": s.content, "polarity": s.polarity, **where}
+                for s, where in zip(extraction.skills, placed)
+            ],
+            "dedup": self.memory.last_update["dedup"],
+        }
 
     def maintain(self) -> MaintenanceReport:
         report = maintain(self.memory, self.llm, merge=self.mode != "flat")

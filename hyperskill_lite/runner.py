@@ -117,11 +117,12 @@ def read_records(out: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _append_record(out: Path, record: dict[str, Any]) -> None:
+def _append_record(out: Path, record: dict[str, Any], durable: bool = True) -> None:
     with open(out / RECORDS, "a", encoding="utf-8") as f:
         f.write(json.dumps(record, sort_keys=True) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def _save_state(system: MemorySystem, out: Path, progress: dict[str, Any]) -> None:
@@ -180,6 +181,7 @@ def run_episodes(
     run_info: dict[str, Any] | None = None,
     progress: bool = True,
     usage: Callable[[], dict[str, int]] | None = None,
+    durable: bool = True,
 ) -> list[dict[str, Any]]:
     """Run `tasks` in the given order, resuming from `out` if it holds part of this run.
 
@@ -196,6 +198,11 @@ def run_episodes(
         arguments is refused.
     usage : optional callable giving cumulative model usage counters
         (``{"calls", "prompt_tokens", "completion_tokens"}``) for per-episode accounting.
+    durable : True (default) snapshots the whole state after every episode and fsyncs
+        every write, so a run killed at any moment resumes exactly. False writes the
+        records (unsynced) and the maintenance checkpoints only: a throwaway run
+        (notebook explorations, knob sweeps) that is many times faster on a busy disk
+        and cannot be resumed.
 
     Returns the records of all episodes (earlier ones read back on resume).
     """
@@ -229,7 +236,14 @@ def run_episodes(
             t0 = time.perf_counter()
             try:
                 report = system.maintain()
-                record["maintenance"] = {"pruned": report.n_pruned, "merged": report.n_merged}
+                record["maintenance"] = {
+                    "pruned": report.n_pruned,
+                    "merged": report.n_merged,
+                    "merges": [
+                        {k: m[k] for k in ("a", "b", "new_id", "name", "similarity") if k in m}
+                        for m in report.merged
+                    ],
+                }
             except ERRORS_RECORDED as exc:  # e.g. LLM-Merge failed: keep what was done
                 record["maintenance"] = {"error": f"maintain: {exc}"}
             record["maintenance"]["seconds"] = round(time.perf_counter() - t0, 6)
@@ -238,9 +252,10 @@ def run_episodes(
             system.save(ck)
         record["sizes"] = system.stats()
         _crash_point("before_state", i)
-        _save_state(system, out, {"next_index": i + 1, "record": record})
+        if durable:
+            _save_state(system, out, {"next_index": i + 1, "record": record})
         _crash_point("after_state", i)
-        _append_record(out, record)
+        _append_record(out, record, durable)
         _crash_point("after_record", i)
         records.append(record)
         if bar is not None:
@@ -270,8 +285,9 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
     learned = _judged(learn_judge, task, episode, errors) if learn_judge else success
     taught = Episode(**{**episode.to_dict(), "success": learned})
     t1 = time.perf_counter()
+    update = None
     try:
-        system.end(task, taught)
+        update = system.end(task, taught)
     except ERRORS_RECORDED as exc:
         errors.append(f"end: {exc}")
     t_end = time.perf_counter() - t1
@@ -290,6 +306,8 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
         "answer": episode.answer,
         "error": "; ".join(errors) or None,
     }
+    if isinstance(update, dict):
+        record["update"] = update
     if "judge" in episode.meta:
         record["judge"] = episode.meta["judge"]
     if usage:

@@ -127,7 +127,8 @@ class MemoryContext:
 class MemorySystem(Protocol):
     """A memory system on the runner's interface (DESIGN §4).
 
-    `begin` retrieves for a task; `end` learns from the finished episode; `maintain`
+    `begin` retrieves for a task; `end` learns from the finished episode (and may return
+    a JSON-ready dict saying what the update did, which the runner records); `maintain`
     evolves the store (may do nothing); `stats` reports sizes for growth curves;
     `save`/`load` write and restore the whole state so a run can resume exactly.
     """
@@ -136,7 +137,7 @@ class MemorySystem(Protocol):
 
     def begin(self, task: Task) -> MemoryContext: ...
 
-    def end(self, task: Task, episode: Episode) -> None: ...
+    def end(self, task: Task, episode: Episode) -> dict[str, Any] | None: ...
 
     def maintain(self) -> MaintenanceReport: ...
 

@@ -141,7 +141,9 @@ def test_auto_detects_a_server_without_tool_calling(tools):
         agent = AgentExecutor(llm_for(srv), tools)
         ep = agent.run(TASK, MemoryContext())
     assert (ep.answer, ep.meta["protocol"], ep.steps, ep.error) == ("3", "json", 2, None)
-    assert "tools" in srv.requests[0] and "tools" not in srv.requests[1]
+    # one tool-call probe, refused; then the JSON-in-text protocol for every step
+    assert [bool(p.get("tools")) for p in srv.probes if p.get("tools")] == [True]
+    assert all("tools" not in r for r in srv.requests)
     assert agent.protocol == "json"  # remembered for the next tasks
 
 
@@ -290,4 +292,5 @@ def test_the_stand_in_model_drives_the_json_protocol_too(tools):
     with ScriptedServer(prompt_aware_responder, tools_supported=False) as srv:
         ep = AgentExecutor(llm_for(srv), tools).run(TASK, MEMORY)
     assert (ep.answer, ep.calls, ep.meta["protocol"]) == ("42", 1, "json")
-    assert len(srv.requests) == 3  # the refused tools request, the python call, the answer
+    assert len(srv.requests) == 2  # the python call, the answer
+    assert [p for p in srv.probes if p.get("tools")]  # the refused tool-call probe

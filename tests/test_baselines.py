@@ -639,7 +639,7 @@ def test_every_baseline_runs_live_against_the_scripted_server():
             assert all(i.meta == {} for i in later.items)  # live notes carry no hidden meta
         assert not srv.errors
         heads = {r["messages"][-1]["content"].splitlines()[0] for r in srv.requests}
-    templates = [getattr(bp, n) for n in bp.__all__ if n.isupper()]
+    templates = [getattr(bp, n) for n in bp.__all__ if isinstance(getattr(bp, n), str)]
     assert heads == {t.splitlines()[0] for t in templates}  # every baseline prompt was sent
 
 

@@ -502,7 +502,7 @@ class ScriptedJSONModel:
         self.replies = list(replies)
         self.calls: list[tuple[str, str]] = []
 
-    def chat_json(self, op, prompt, validate=None):
+    def chat_json(self, op, prompt, validate=None, schema=None):
         self.calls.append((op, prompt))
         reply = self.replies.pop(0)
         if validate is None:

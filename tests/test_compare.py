@@ -108,3 +108,21 @@ def test_compare_refuses_bad_input():
         compare("gaia", 5, 1, methods=["nope"], encoder=ENC)
     with pytest.raises(ValueError, match="has 100 tasks, asked for 1000"):
         compare("xbench", 1000, 1, methods=["no-memory"], encoder=ENC)
+
+
+def test_compare_in_parallel_processes_gives_the_same_rows(tmp_path):
+    methods = ["hyperskill", "memp"]
+    _, serial = compare("gaia", 6, 2, methods=methods, encoder=ENC, jobs=1)
+    lines: list[str] = []
+    table, parallel = compare("gaia", 6, 2, methods=methods, encoder=ENC, jobs=2,
+                              out=tmp_path, log=lines.append)
+    assert parallel == serial  # same rows, same (method, seed) order
+    assert len(lines) == 6 and all(" SR " in ln for ln in lines)
+    assert len(read_records(tmp_path / "gaia" / "memp" / "seed-1")) == 6
+
+
+def test_compare_in_parallel_needs_an_encoder_a_worker_can_rebuild():
+    custom = HashingEncoder(dim=8)
+    custom.name = "my-encoder"
+    with pytest.raises(ValueError, match="jobs=2 needs an encoder a worker can rebuild"):
+        compare("gaia", 2, 2, methods=["no-memory"], encoder=custom, jobs=2)

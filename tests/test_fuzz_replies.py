@@ -592,5 +592,5 @@ def test_injected_text_changes_nothing_the_toolkit_does(tmp_path):
     mem = runs["injection"][2].memory
     skills = [mem.node(i) for i in mem.node_ids(kind="skill")]
     assert [(s.name, s.content) for s in skills] == [("Careful Check", INJECTION)]
-    nodes = json.loads((tmp_path / "injection" / "state" / "memory" / "nodes.json").read_text())
-    assert [n["content"] for n in nodes if n["kind"] == "skill"] == [INJECTION]
+    saved = json.loads((tmp_path / "injection" / "state" / "memory" / "text.json").read_text())
+    assert saved["s"]["content"] == [INJECTION]  # stored as inert text in the saved memory

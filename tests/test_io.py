@@ -13,11 +13,13 @@ import pytest
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import (
+    DATA_FILES,
     MemoryFormatError,
     from_state,
     load_memory,
     save_memory,
     to_state,
+    verify_memory,
 )
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import retrieve
@@ -66,9 +68,9 @@ def test_round_trip_is_exact(worked, tmp_path):
 def test_method_save_and_files(worked, tmp_path):
     save_memory(worked, tmp_path / "m")
     names = sorted(p.name for p in (tmp_path / "m").iterdir())
-    assert names == ["edge_emb.npy", "edges.json", "manifest.json", "node_emb.npy", "nodes.json"]
+    assert names == sorted([*DATA_FILES, "manifest.json"])
     man = json.loads((tmp_path / "m" / "manifest.json").read_text())
-    assert (man["format"], man["version"]) == ("hyperskill_lite.memory", 1)
+    assert (man["format"], man["version"], man["dtype"]) == ("hyperskill_lite.memory", 2, "float32")
     assert man["encoder"] == {"name": "table", "dim": 4}
     assert man["counters"] == {"u": 6, "s": 6, "e": 5}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no .tmp / .old left
@@ -127,7 +129,7 @@ def saved(worked, tmp_path):
     return tmp_path / "m", worked.encoder
 
 
-@pytest.mark.parametrize("name", ["nodes.json", "edges.json", "node_emb.npy", "edge_emb.npy"])
+@pytest.mark.parametrize("name", list(DATA_FILES))
 def test_truncated_file_is_named(saved, name):
     path, enc = saved
     data = (path / name).read_bytes()
@@ -140,17 +142,20 @@ def test_truncated_file_is_named(saved, name):
 
 def test_corrupt_file_is_named(saved):
     path, enc = saved
-    data = bytearray((path / "nodes.json").read_bytes())
-    data[5] ^= 1
-    (path / "nodes.json").write_bytes(bytes(data))
-    with pytest.raises(MemoryFormatError, match="nodes.json: checksum differs"):
-        load_memory(path, encoder=enc)
+    for name in ("text.json", "s_emb.npy", "inc_u.npy"):
+        fresh = path.parent / f"copy-{name}"
+        shutil.copytree(path, fresh)
+        data = bytearray((fresh / name).read_bytes())
+        data[-3] ^= 1  # one flipped bit near the end
+        (fresh / name).write_bytes(bytes(data))
+        with pytest.raises(MemoryFormatError, match=f"{name}: checksum differs"):
+            load_memory(fresh, encoder=enc)
 
 
 def test_missing_files_are_named(saved):
     path, enc = saved
-    (path / "edge_emb.npy").unlink()
-    with pytest.raises(MemoryFormatError, match="edge_emb.npy: missing"):
+    (path / "e_emb.npy").unlink()
+    with pytest.raises(MemoryFormatError, match="e_emb.npy: missing"):
         load_memory(path, encoder=enc)
     (path / "manifest.json").unlink()
     with pytest.raises(MemoryFormatError, match="manifest.json: missing"):
@@ -169,7 +174,7 @@ def test_truncated_manifest(saved):
     "change, message",
     [
         ({"format": "someone.else"}, "format 'someone.else' is not 'hyperskill_lite.memory'"),
-        ({"version": 2}, "format version 2 is newer than this library reads"),
+        ({"version": 3}, "format version 3 is newer than this library reads"),
         ({"counts": None, "files": None, "counters": None}, None),
     ],
 )
@@ -194,25 +199,32 @@ def test_missing_directory(tmp_path):
 
 def test_inconsistent_content_is_named(worked):
     state = to_state(worked)
-    state["edges"][0]["node_ids"].append("s99")
-    with pytest.raises(
-        MemoryFormatError, match=r"edges.json: hyperedge e1 lists unknown node\(s\) \['s99'\]"
-    ):
+    inc = state["arrays"]["inc_s.npy"]
+    inc[0, 0] = 99  # a skill index past the last skill
+    with pytest.raises(MemoryFormatError, match=r"inc_s.npy: hyperedge e1 lists unknown node"):
         from_state(state, worked.encoder)
     state = to_state(worked)
-    del state["nodes"][0]["content"]
-    with pytest.raises(MemoryFormatError, match="nodes.json: malformed node record"):
+    del state["text"]["u"]["content"]
+    with pytest.raises(MemoryFormatError, match=r"text.json: column u.content is not a list"):
         from_state(state, worked.encoder)
     state = to_state(worked)
-    state["nodes"][-1]["sigma"] = 3.0  # more successes than retrievals
-    with pytest.raises(MemoryFormatError, match="inconsistent.*sigma"):
+    state["arrays"]["s_rows.npy"]["sigma"][-1] = 3.0  # more successes than retrievals
+    with pytest.raises(MemoryFormatError, match=r"s_rows.npy: stats outside 0 <= sigma <= nu"):
+        from_state(state, worked.encoder)
+    state = to_state(worked)
+    state["arrays"]["u_rows.npy"]["num"][1] = 1  # two u1
+    with pytest.raises(MemoryFormatError, match="u_rows.npy: id 'u1' appears twice"):
+        from_state(state, worked.encoder)
+    state = to_state(worked)
+    state["arrays"]["u_emb.npy"][0] *= 2  # not unit
+    with pytest.raises(MemoryFormatError, match="u_emb.npy: an embedding is not finite"):
         from_state(state, worked.encoder)
 
 
 def test_meta_must_be_json(hashing, tmp_path):
     mem = HypergraphMemory(hashing)
     mem.add_trajectory("t", [], [], "l", True, 1, meta={"obj": object()})
-    with pytest.raises(TypeError, match="edges.json: a meta value is not JSON-serialisable"):
+    with pytest.raises(TypeError, match="text.json: a meta value is not JSON-serialisable"):
         save_memory(mem, tmp_path / "m")
     assert not (tmp_path / "m").exists() and not (tmp_path / "m.tmp").exists()
 
@@ -247,11 +259,64 @@ def test_recovers_old_when_tmp_is_incomplete(worked, tmp_path):
     save_memory(worked, tmp_path / "m")
     (tmp_path / "m").rename(tmp_path / "m.old")
     (tmp_path / "m.tmp").mkdir()
-    (tmp_path / "m.tmp" / "nodes.json").write_text("[{")  # no manifest yet
+    (tmp_path / "m.tmp" / "text.json").write_text("[{")  # no manifest yet
     back = load_memory(tmp_path / "m", encoder=worked.encoder)
     assert back.edge_ids() == ["e1", "e2", "e3", "e4"]
     save_memory(back, tmp_path / "m")  # a later save cleans up
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+
+
+# ---------------------------------------------------------------- float16, mmap, v1
+
+
+def test_float16_on_disk_is_half_the_embeddings_and_loads_as_unit_float32(worked, tmp_path):
+    mem = evolved(worked)
+    save_memory(mem, tmp_path / "f32")
+    save_memory(mem, tmp_path / "f16", dtype="float16")
+    embs = ("u_emb.npy", "s_emb.npy", "e_emb.npy")
+    e32 = sum(np.load(tmp_path / "f32" / f).nbytes for f in embs)
+    e16 = sum(np.load(tmp_path / "f16" / f).nbytes for f in embs)
+    assert e16 * 2 == e32  # the .npy headers aside, half the bytes
+    back = load_memory(tmp_path / "f16", encoder=mem.encoder)
+    back.validate()
+    for i in mem.node_ids():
+        v = back.embedding(i)
+        assert v.dtype == np.float32 and abs(float(v @ v) - 1) < 1e-5
+        assert np.allclose(v, mem.embedding(i), atol=2e-3)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        save_memory(mem, tmp_path / "x", dtype="int8")
+
+
+def test_mmap_load_equals_a_bulk_load_and_grows(worked, tmp_path):
+    mem = evolved(worked)
+    save_memory(mem, tmp_path / "m")
+    mapped = load_memory(tmp_path / "m", encoder=mem.encoder, mmap=True)
+    assert_same(mem, mapped)
+    assert isinstance(mapped._edg.emb, np.memmap)
+    mapped.add_trajectory("T9", ["find page"], [], "L9", True, 2)  # first append copies
+    assert not isinstance(mapped._edg.emb, np.memmap) and mapped.edge_ids()[-1] == "e7"
+    assert verify_memory(tmp_path / "m")["version"] == 2
+
+
+def test_a_version_1_memory_loads_and_converts(tmp_path):
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    expect = json.loads((fixtures / "memory_v1.expected.json").read_text())
+    old = load_memory(fixtures / "memory_v1")  # its encoder, by the recorded name
+    old.validate()
+    assert old.stats() == expect["stats"] and old.node_ids() == expect["node_ids"]
+    assert list(old.t_range) == expect["t_range"] and old.edge_ids() == expect["edge_ids"]
+    for e, want in expect["edges"].items():
+        assert old.edge(e).node_ids == want["node_ids"] and old.edge(e).lesson == want["lesson"]
+    probe = expect["probe"]
+    r = retrieve(old, probe["task"], probe["plan"])
+    assert (r.retrieved_ids, r.context) == (probe["retrieved_ids"], probe["context"])
+    save_memory(old, tmp_path / "v2")  # converted: the next save writes version 2
+    assert json.loads((tmp_path / "v2" / "manifest.json").read_text())["version"] == 2
+    new = load_memory(tmp_path / "v2")
+    assert_same(old, new)
+    assert verify_memory(fixtures / "memory_v1")["version"] == 1
 
 
 # ---------------------------------------------------------------- views

@@ -32,6 +32,8 @@ ALLOWED: dict[str, set[str]] = {
     "compare": {"core", "types", "methods", "runner", "world"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
             "runner", "compare"},
+    "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
+                "runner", "compare"},
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare"},

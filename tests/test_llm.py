@@ -142,7 +142,7 @@ def test_judge_is_a_self_judge_with_a_json_verdict():
 
 def test_retries_on_429_and_500_then_success():
     with ScriptedServer([error(429), error(500), error(503), text(json.dumps(STEPS))]) as srv:
-        llm = llm_for(srv)
+        llm = llm_for(srv, structured="off")  # text mode: exact call counts
         assert len(llm.decompose(TASK)) == 2
     assert len(srv.requests) == 4
     assert llm.usage.retries == 3
@@ -205,7 +205,7 @@ def test_malformed_json_is_reasked_once_then_succeeds():
     with ScriptedServer(
         [text("I think the steps are: search, then compute."), text(json.dumps(STEPS))]
     ) as srv:
-        llm = llm_for(srv)
+        llm = llm_for(srv, structured="off")  # text mode: exact call counts
         assert len(llm.decompose(TASK)) == 2
     second = srv.requests[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
@@ -280,7 +280,7 @@ def test_usage_per_call_overall_and_per_episode():
             text("hello"),
         ]
     ) as srv:
-        llm = llm_for(srv)
+        llm = llm_for(srv, structured="off")  # text mode: exact call counts
         llm.decompose(TASK)
         snap = llm.usage.snapshot()
         llm.judge(TASK, EPISODE)

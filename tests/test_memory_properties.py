@@ -108,10 +108,10 @@ def _fingerprint(mem: HypergraphMemory) -> list[tuple]:
 
 def _assert_same_state(a: HypergraphMemory, b: HypergraphMemory) -> None:
     sa, sb = to_state(a), to_state(b)
-    assert sa["manifest"] == sb["manifest"]
-    assert sa["nodes"] == sb["nodes"] and sa["edges"] == sb["edges"]
-    assert np.array_equal(sa["node_emb"], sb["node_emb"])  # bitwise
-    assert np.array_equal(sa["edge_emb"], sb["edge_emb"])
+    assert sa["manifest"] == sb["manifest"] and sa["text"] == sb["text"]
+    assert sa["arrays"].keys() == sb["arrays"].keys()
+    for name in sa["arrays"]:
+        assert np.array_equal(sa["arrays"][name], sb["arrays"][name])  # bitwise
     assert a.stats() == b.stats() and a.t_range == b.t_range
     assert np.array_equal(a.gammas(a.node_ids()), b.gammas(b.node_ids()))
 

@@ -17,10 +17,14 @@ def _name(req: str) -> str:
 
 
 def _pyproject() -> dict[str, str]:
+    """What `make setup` installs: the dependencies and the extras that "all" names (the
+    "local" extra of `make live-smoke` is built separately and is not in environment.yml)."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    extras = data["project"]["optional-dependencies"]
+    chosen = re.search(r"\[(.*)\]", extras["all"][0]).group(1).split(",")
     reqs = list(data["project"]["dependencies"])
-    for items in data["project"]["optional-dependencies"].values():
-        reqs += [r for r in items if not r.startswith("hyperskill_lite")]
+    for name in chosen:
+        reqs += [r for r in extras[name.strip()] if not r.startswith("hyperskill_lite")]
     return {_name(r): r for r in reqs}
 
 

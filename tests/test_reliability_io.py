@@ -10,6 +10,7 @@ single-threaded process); the test itself only loads and checks what is on disk.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import signal
@@ -27,6 +28,7 @@ from hyperskill_lite.core.io import (
     MANIFEST,
     MemoryFormatError,
     MemoryLockedError,
+    file_checksum,
     load_memory,
     memory_lock,
     save_memory,
@@ -280,12 +282,18 @@ def test_a_stale_lock_file_from_a_killed_writer_does_not_block(tmp_path):
 
 
 # ---------------------------------------------------------------- bad directories
+V1 = Path(__file__).resolve().parent / "fixtures" / "memory_v1"
+
+
 def _rewrite(path: Path, name: str, data: bytes) -> None:
     """Replace file `name` and update the manifest so it passes the size/checksum check
     (a writer bug, not a torn write): the deeper checks must catch what is wrong."""
     (path / name).write_bytes(data)
     man = json.loads((path / MANIFEST).read_text())
-    man["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if man["version"] == 1:
+        man["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    else:
+        man["files"][name] = {"bytes": len(data), "checksum": file_checksum(data)}
     (path / MANIFEST).write_text(json.dumps(man))
 
 
@@ -294,6 +302,17 @@ def _edit_json(name: str, change):
         records = json.loads((path / name).read_text())
         change(records)
         _rewrite(path, name, json.dumps(records).encode())
+
+    return edit
+
+
+def _edit_array(name: str, change):
+    def edit(path: Path) -> None:
+        arr = np.load(path / name)
+        arr = change(arr)
+        buf = io.BytesIO()
+        np.save(buf, arr, allow_pickle=False)
+        _rewrite(path, name, buf.getvalue())
 
     return edit
 
@@ -324,12 +343,117 @@ def _foreign(path: Path) -> None:
     (path / "results.csv").write_text("a,b\n1,2\n")
 
 
-BAD = {
+def _set(field: str, index: int, value):
+    def change(arr):
+        arr[field][index] = value
+        return arr
+
+    return change
+
+
+COMMON = {
     "newer version": (
-        _edit_manifest(lambda m: m.update(version=2)),
+        _edit_manifest(lambda m: m.update(version=3)),
         MANIFEST,
-        r"format version 2 is newer than this library reads \(1\)",
+        r"format version 3 is newer than this library reads \(2\)",
     ),
+    "missing counters": (
+        _edit_manifest(lambda m: m.update(counters={})),
+        MANIFEST,
+        r"malformed entries \['counters'\]",
+    ),
+    "truncated manifest": (
+        lambda p: (p / MANIFEST).write_text('{"format": "hyperskill_lite.'),
+        MANIFEST,
+        "not valid JSON, truncated or corrupt",
+    ),
+    "foreign manifest": (
+        lambda p: (p / MANIFEST).write_text('{"name": "my-notes"}'),
+        MANIFEST,
+        r"format None is not 'hyperskill_lite\.memory' \(a foreign file\)",
+    ),
+    "foreign directory": (_foreign, MANIFEST, r"missing \(not a saved memory"),
+}
+
+BAD_V2 = {
+    **COMMON,
+    "truncated npy": (
+        _truncate("u_emb.npy", 100, False),
+        "u_emb.npy",
+        r"\d+ bytes, the manifest records \d+ \(truncated or modified\)",
+    ),
+    "truncated npy, manifest agrees": (
+        _truncate("e_emb.npy", 100, True),
+        "e_emb.npy",
+        r"not a readable \.npy array",
+    ),
+    "flipped byte": (
+        lambda p: (p / "text.json").write_bytes(
+            (p / "text.json").read_bytes().replace(b"task 1", b"task 9")
+        ),
+        "text.json",
+        r"checksum differs from the manifest \(corrupt\)",
+    ),
+    "dangling skill index": (
+        _edit_array("inc_s.npy", lambda a: np.vstack([a, [[999, 0]]])),
+        "inc_s.npy",
+        r"memberships, the manifest counts",
+    ),
+    "dangling node index, counts agree": (
+        _edit_array("inc_u.npy", lambda a: np.where(np.arange(a.size).reshape(a.shape) == 0, 999, a)),
+        "inc_u.npy",
+        r"hyperedge e1 lists unknown node",
+    ),
+    "node listed twice": (
+        _edit_array("inc_u.npy", lambda a: np.vstack([a[:1], a[:-1]])),
+        "inc_u.npy",
+        "hyperedge e1 lists a node twice",
+    ),
+    "not sorted by hyperedge": (
+        _edit_array("inc_u.npy", lambda a: a[::-1].copy()),
+        "inc_u.npy",
+        "not sorted by hyperedge",
+    ),
+    "duplicate id": (
+        _edit_array("u_rows.npy", _set("num", 1, 1)),
+        "u_rows.npy",
+        "id 'u1' appears twice",
+    ),
+    "id past the counter": (
+        _edit_array("e_rows.npy", _set("num", 0, 999)),
+        "e_rows.npy",
+        "ids outside",
+    ),
+    "more successes than retrievals": (
+        _edit_array("s_rows.npy", _set("sigma", 0, 99.0)),
+        "s_rows.npy",
+        "stats outside",
+    ),
+    "rows of another dtype": (
+        _edit_array("u_rows.npy", lambda a: a["nu"].astype(np.float32)),
+        "u_rows.npy",
+        "rows of dtype",
+    ),
+    "not a unit embedding": (
+        _edit_array("s_emb.npy", lambda a: a * 3),
+        "s_emb.npy",
+        "not finite with unit norm",
+    ),
+    "non-text content": (
+        _edit_json("text.json", lambda d: d["u"]["content"].__setitem__(0, 7)),
+        "text.json",
+        r"record 'u1' has non-text \['content'\]",
+    ),
+    "text not an object": (
+        lambda p: _rewrite(p, "text.json", b'[{"u1": {}}]'),
+        "text.json",
+        "expected a JSON object",
+    ),
+    "missing file": (lambda p: (p / "inc_s.npy").unlink(), "inc_s.npy", "missing"),
+}
+
+BAD_V1 = {  # a version 1 directory is still read, and still refused when broken
+    **{k: v for k, v in COMMON.items() if k != "newer version"},
     "truncated npy": (
         _truncate("node_emb.npy", 100, False),
         "node_emb.npy",
@@ -342,7 +466,7 @@ BAD = {
     ),
     "flipped byte": (
         lambda p: (p / "edges.json").write_bytes(
-            (p / "edges.json").read_bytes().replace(b"task 1", b"task 9")
+            (p / "edges.json").read_bytes().replace(b"Lyon", b"Lyom")
         ),
         "edges.json",
         r"checksum differs from the manifest \(corrupt\)",
@@ -383,23 +507,12 @@ BAD = {
         "expected a JSON array of records, got dict",
     ),
     "missing file": (lambda p: (p / "edges.json").unlink(), "edges.json", "missing"),
-    "missing counters": (
-        _edit_manifest(lambda m: m.update(counters={})),
-        MANIFEST,
-        r"malformed entries \['counters'\]",
-    ),
-    "truncated manifest": (
-        lambda p: (p / MANIFEST).write_text('{"format": "hyperskill_lite.'),
-        MANIFEST,
-        "not valid JSON, truncated or corrupt",
-    ),
-    "foreign manifest": (
-        lambda p: (p / MANIFEST).write_text('{"name": "my-notes"}'),
-        MANIFEST,
-        r"format None is not 'hyperskill_lite\.memory' \(a foreign file\)",
-    ),
-    "foreign directory": (_foreign, MANIFEST, r"missing \(not a saved memory"),
 }
+BAD_V1["newer version"] = (
+    _edit_manifest(lambda m: m.update(version=3)),
+    MANIFEST,
+    r"format version 3 is newer than this library reads \(2\)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -411,11 +524,11 @@ def saved_dir(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("case", list(BAD))
+@pytest.mark.parametrize("case", list(BAD_V2))
 def test_bad_memory_directory_is_refused_naming_file_and_problem(saved_dir, tmp_path, case):
     import shutil
 
-    edit, fname, problem = BAD[case]
+    edit, fname, problem = BAD_V2[case]
     path = tmp_path / "mem"
     shutil.copytree(saved_dir, path)
     edit(path)
@@ -424,6 +537,20 @@ def test_bad_memory_directory_is_refused_naming_file_and_problem(saved_dir, tmp_
     assert fname in str(exc.value)
     # the good copy it came from is untouched and loads
     assert len(load_memory(saved_dir, encoder=HashingEncoder(dim=DIM, seed=0)).edge_ids()) == 6
+
+
+@pytest.mark.parametrize("case", list(BAD_V1))
+def test_bad_version_1_directory_is_refused_naming_file_and_problem(tmp_path, case):
+    import shutil
+
+    edit, fname, problem = BAD_V1[case]
+    path = tmp_path / "mem"
+    shutil.copytree(V1, path)
+    edit(path)
+    with pytest.raises(MemoryFormatError, match=problem) as exc:
+        load_memory(path)
+    assert fname in str(exc.value)
+    assert len(load_memory(V1).edge_ids()) == 4
 
 
 def test_text_a_model_wrote_with_lone_surrogates_round_trips(tmp_path):
@@ -440,9 +567,9 @@ def test_text_a_model_wrote_with_lone_surrogates_round_trips(tmp_path):
         meta={"note": "x\udcff"},
     )
     save_memory(mem, tmp_path / "mem")
-    assert (tmp_path / "mem" / "nodes.json").read_bytes().decode("utf-8")  # valid UTF-8
+    assert (tmp_path / "mem" / "text.json").read_bytes().decode("utf-8")  # valid UTF-8
     back = load_memory(tmp_path / "mem", encoder=HashingEncoder(dim=DIM, seed=0))
-    assert to_state(back)["nodes"] == to_state(mem)["nodes"]
+    assert to_state(back)["text"] == to_state(mem)["text"]
     assert back.edge("e1").task == "task \ud800" and back.edge("e1").meta == {"note": "x\udcff"}
 
 

@@ -184,7 +184,7 @@ def test_live_run_with_record_leaks_no_key(tmp_path, secret_env, search_api, cap
     out = capsys.readouterr()
     assert_no_secret(out.out + out.err, "the printed output")
     n = assert_tree_clean(tmp_path)
-    assert (tmp_path / "live" / "state" / "memory" / "nodes.json").is_file()
+    assert (tmp_path / "live" / "state" / "memory" / "manifest.json").is_file()
     assert (tmp_path / "live" / "checkpoints").is_dir() and n > 20
 
 

@@ -368,7 +368,7 @@ def test_merge_contract_and_union_meta():
     assert m.polarity == "success"
     assert m.meta["skillworld"]["strategies"] == ["compute_with_code", "unit_tracking"]
     # compute_with_code helps 4 archetypes, unit_tracking 1: the name comes from the former
-    assert m.name in {p.name for p in llm.library.latents["compute_with_code"].phrasings}
+    assert m.name in llm.library.name_variants("compute_with_code")
     # two phrasings of one latent merge into its third phrasing
     c = llm.phrase("compute_with_code", rng, avoid=[a.name])
     m2 = llm.merge(a, c)

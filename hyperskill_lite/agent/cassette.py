@@ -77,7 +77,11 @@ def request_key(kind: str, request: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def env_secrets(environ: dict[str, str] | None = None, min_len: int = 6) -> list[str]:
+MIN_SECRET = 6
+"""The shortest value treated as a secret (a real API key is much longer)."""
+
+
+def env_secrets(environ: dict[str, str] | None = None, min_len: int = MIN_SECRET) -> list[str]:
     """Values of environment variables whose names look secret (KEY, TOKEN, SECRET, ...).
 
     >>> env_secrets({"OPENAI_API_KEY": "sk-abcdef", "HOME": "/root"})
@@ -131,7 +135,7 @@ class Cassette:
         self.path = Path(path)
         self.mode = mode
         self.store_requests = store_requests
-        self._secrets: set[str] = {s for s in secrets if s}
+        self._secrets: set[str] = {s for s in secrets if s and len(s) >= MIN_SECRET}
         self._seen: Counter[str] = Counter()  # key -> occurrences asked for so far
         # (key, n) -> stored line; in record mode only counts are needed
         self._entries: dict[tuple[str, int], dict[str, Any]] = {}
@@ -169,8 +173,10 @@ class Cassette:
 
     # -- secrets ---------------------------------------------------------------
     def add_secret(self, secret: str | None) -> None:
-        """Redact `secret` from every line written from now on."""
-        if secret:
+        """Redact `secret` from every line written from now on. Values shorter than
+        `MIN_SECRET` characters are no real key, and replacing them everywhere would
+        break the line's JSON; they are ignored, as in `env_secrets`."""
+        if secret and len(secret) >= MIN_SECRET:
             self._secrets.add(secret)
 
     def _redact(self, line: str) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from hyperskill_lite.agent.cassette import Cassette, env_secrets
 from hyperskill_lite.agent.prompts import (
     BENCHMARKS,
     REASK,
+    SCHEMAS,
     clip_middle,
     decomposition_prompt,
     extraction_prompt,
@@ -55,6 +57,9 @@ from hyperskill_lite.agent.replies import (
     scrub_surrogates,
     strip_thinking,
 )
+from hyperskill_lite.agent.structured import MODES as STRUCTURED_MODES
+from hyperskill_lite.agent.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
+from hyperskill_lite.agent.structured import response_format as structured_format
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.types import Episode, Extraction, Polarity, Skill, Task
 
@@ -144,6 +149,13 @@ class Usage:
     retries: int = 0
     reasks: int = 0
     by_op: dict[str, dict[str, int]] = field(default_factory=dict)
+    outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per JSON operation: {"first_try": usable at once, "after_reask": usable after the
+    re-ask, "failed": still unusable} (what `make live-smoke` reports)."""
+
+    def outcome(self, op: str, kind: str) -> None:
+        row = self.outcomes.setdefault(op, {"first_try": 0, "after_reask": 0, "failed": 0})
+        row[kind] += 1
 
     @property
     def total_tokens(self) -> int:
@@ -174,6 +186,7 @@ class Usage:
             "retries": self.retries,
             "reasks": self.reasks,
             "by_op": {k: dict(v) for k, v in self.by_op.items()},
+            "outcomes": {k: dict(v) for k, v in self.outcomes.items()},
         }
 
 
@@ -246,6 +259,12 @@ class PromptedLLM:
         Re-asks after an unusable JSON reply before `LLMResponseError` (1).
     max_trajectory_chars
         Trajectories longer than this are cut in the middle before extraction/judging.
+    structured
+        Structured outputs (structured.py): "auto" (default) probes once what the server
+        accepts (`resolve_structured`), "json_schema" / "json_object" use that form, "off"
+        relies on the prompt alone. Every JSON operation then sends its schema; a server
+        that refuses it (a 4xx, or a 5xx validation error) makes that operation fall back
+        to text parsing, once, with a warning (`structured_refused`).
     """
 
     def __init__(
@@ -266,6 +285,7 @@ class PromptedLLM:
         extra_body: dict[str, Any] | None = None,
         max_reasks: int = 1,
         max_trajectory_chars: int = 12000,
+        structured: str = "auto",
     ) -> None:
         self.base_url = base_url or os.environ.get(ENV_BASE_URL) or None
         self.model = model or os.environ.get(ENV_MODEL) or ""
@@ -279,6 +299,8 @@ class PromptedLLM:
             )
         if max_retries < 0 or max_reasks < 0:
             raise ValueError("max_retries and max_reasks must be >= 0")
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {STRUCTURED_MODES}, got {structured!r}")
         self.benchmark = bench
         self.temperature = temperature
         self.timeout = timeout
@@ -294,6 +316,15 @@ class PromptedLLM:
             cassette.add_secret(self.__api_key)
         self._client = client
         self.usage = Usage()
+        self.structured = structured
+        """Requested structured-output mode ("auto", "json_schema", "json_object", "off")."""
+        self.structured_mode: str | None = None if structured == "auto" else structured
+        """The mode in use; for "auto", set by `resolve_structured` (on first need)."""
+        self.structured_probe: list[dict[str, Any]] = []
+        """What the probe found, one entry per mode tried: {"mode", "result"}."""
+        self.structured_refused: dict[str, str] = {}
+        """Operations whose schema a server refused (400): op -> the server's message;
+        those fall back to text parsing for the rest of the run."""
 
     def __repr__(self) -> str:
         return self._redact(
@@ -407,7 +438,10 @@ class PromptedLLM:
                 resp = client.chat.completions.create(model=self.model, messages=messages, **kwargs)
             except openai.APIStatusError as e:
                 status, msg = e.status_code, self._redact(_status_message(e))
-                if status in (408, 409, 429) or status >= 500:
+                # a server that answers a malformed request with a 5xx validation error
+                # (llama-cpp-python's server does) will answer the same every time
+                invalid = status >= 500 and "validation error" in msg.lower()
+                if (status in (408, 409, 429) or status >= 500) and not invalid:
                     last = f"HTTP {status}: {msg}"
                     delay_floor = _retry_after(e)
                     continue
@@ -481,30 +515,80 @@ class PromptedLLM:
         return scrub_surrogates(reply)
 
     # -- JSON operations ---------------------------------------------------------
+    def resolve_structured(self) -> str:
+        """The structured-output mode to use, probing the server once when "auto": the
+        first of json_schema and json_object whose probe the server answers with the JSON
+        the schema asks for; "off" if neither. A server that cannot be reached raises
+        `LLMConnectionError` (the run cannot go on anyway). In replay the probe's replies
+        come from the cassette, so a replayed run resolves the same mode."""
+        if self.structured_mode is not None:
+            return self.structured_mode
+        mode = "off"
+        for candidate in ("json_schema", "json_object"):
+            fmt = structured_format(candidate, "probe", PROBE_SCHEMA)
+            try:
+                reply = self.chat(PROBE_MESSAGES, op="structured:probe", response_format=fmt,
+                                  temperature=0.0, max_tokens=64)
+            except LLMRequestError as e:
+                self.structured_probe.append({"mode": candidate,
+                                              "result": f"refused (HTTP {e.status})"})
+                continue
+            ok = probe_reply_ok(strip_thinking(reply.content))
+            self.structured_probe.append({"mode": candidate,
+                                          "result": "honoured" if ok else "ignored"})
+            if ok:
+                mode = candidate
+                break
+        self.structured_mode = mode
+        return mode
+
     def chat_json(
         self,
         op: str,
         prompt: str | Sequence[dict[str, Any]],
         validate: Callable[[Any], Any] | None = None,
+        schema: dict[str, Any] | None = None,
         **params: Any,
     ) -> Any:
         """Send `prompt`, extract the JSON of the reply and pass it through `validate`.
 
         `validate` may repair and return a value, or raise ValueError. On a failure the
         model is re-asked once with the error (``max_reasks``); then `LLMResponseError`
-        names `op` and the last problem.
+        names `op` and the last problem. `schema`, when given, is sent as structured
+        output in the mode `resolve_structured` chose; a 400 to it makes `op` fall back
+        to text parsing for good (with a warning). The outcome is counted in
+        ``usage.outcomes[op]``.
         """
         messages = (
             [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
         )
+        if schema is not None and op not in self.structured_refused:
+            fmt = structured_format(self.resolve_structured(), op, schema)
+            if fmt is not None:
+                params = {**params, "response_format": fmt}
         problem = ""
         for attempt in range(self.max_reasks + 1):
-            reply = self.chat(messages, op=op if attempt == 0 else f"{op}:reask", **params)
+            sub = op if attempt == 0 else f"{op}:reask"
+            try:
+                reply = self.chat(messages, op=sub, **params)
+            except LLMRequestError as e:
+                if not ("response_format" in params and (e.status or 0) >= 400
+                        and _about_structured(e.detail)):
+                    raise
+                self.structured_refused[op] = e.detail
+                warnings.warn(
+                    f"{op}: the server refused structured output ({e.detail}); this "
+                    "operation falls back to text parsing", stacklevel=2)
+                params = {k: v for k, v in params.items() if k != "response_format"}
+                reply = self.chat(messages, op=sub, **params)
             try:
                 obj = extract_json(reply.content)
-                return validate(obj) if validate is not None else obj
+                value = validate(obj) if validate is not None else obj
             except ValueError as e:
                 problem = str(e)
+            else:
+                self.usage.outcome(op, "first_try" if attempt == 0 else "after_reask")
+                return value
             if attempt < self.max_reasks:
                 self.usage.reasks += 1
                 messages = [
@@ -512,6 +596,7 @@ class PromptedLLM:
                     {"role": "assistant", "content": reply.content},
                     {"role": "user", "content": fill(REASK, error=problem)},
                 ]
+        self.usage.outcome(op, "failed")
         raise LLMResponseError(
             op,
             self._redact(
@@ -528,7 +613,10 @@ class PromptedLLM:
     def decompose(self, task: Task) -> list[str]:
         """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 2)."""
         return self.chat_json(
-            "decompose", decomposition_prompt(task.text, self._benchmark_for(task)), check_steps
+            "decompose",
+            decomposition_prompt(task.text, self._benchmark_for(task)),
+            check_steps,
+            schema=SCHEMAS["decompose"],
         )
 
     def extract(self, task: Task, episode: Episode) -> Extraction:
@@ -537,7 +625,12 @@ class PromptedLLM:
         prompt = extraction_prompt(
             task.text, self._trajectory(episode), _result_text(episode), episode.success
         )
-        return self.chat_json("extract", prompt, lambda o: check_extraction(o, polarity))
+        return self.chat_json(
+            "extract",
+            prompt,
+            lambda o: check_extraction(o, polarity),
+            schema=SCHEMAS[f"extract:{polarity}"],
+        )
 
     def merge(self, a: Skill, b: Skill) -> Skill:
         """LLM-Merge of an Eq. 10 candidate pair into one higher-order skill or mistake."""
@@ -550,6 +643,7 @@ class PromptedLLM:
             "merge",
             merge_prompt(a.name, a.content, b.name, b.content, kind),
             lambda o: check_merged(o, a.polarity),
+            schema=SCHEMAS["merge"],
         )
         merged.meta = {"merged_from": [a.name, b.name]}
         return merged
@@ -557,7 +651,7 @@ class PromptedLLM:
     def judge_verdict(self, task: Task, episode: Episode) -> tuple[bool, str]:
         """Self-judge (no gold answer): ``(success, reason)``."""
         prompt = judge_prompt(task.text, self._trajectory(episode), episode.answer)
-        return self.chat_json("judge", prompt, check_verdict)
+        return self.chat_json("judge", prompt, check_verdict, schema=SCHEMAS["judge"])
 
     def judge(self, task: Task, episode: Episode) -> bool:
         """Self-judge (no gold answer): did the episode solve the task?"""
@@ -571,6 +665,16 @@ class PromptedLLM:
     def models(self) -> list[str]:
         """Model ids the server lists at ``/models`` (live only)."""
         return [m.id for m in self.client.models.list()]
+
+
+_STRUCTURED_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar",
+                     "guided", "structured")
+
+
+def _about_structured(detail: str) -> bool:
+    """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
+    low = detail.lower()
+    return any(w in low for w in _STRUCTURED_WORDS)
 
 
 def _result_text(episode: Episode) -> str:

@@ -11,8 +11,12 @@ protocols:
   plain "FINAL ANSWER: ..." reply both end the run;
 - "json": for servers without tool calling, each reply is one JSON object
   ``{"tool": name, "arguments": {...}}`` or ``{"final_answer": "..."}`` in the text.
-  "auto" (the default) starts with "tools" and switches to "json" for good when the
-  server answers 400 about tools.
+  "auto" (the default) asks the server once (`resolve_protocol`: a request that forces a
+  call of a trivial tool) and uses "tools" when a tool call comes back, "json" when the
+  server refuses tools or answers in text; it also switches to "json" for good when the
+  server later answers 400 about tools. In "json", the action is sent as structured
+  output (`prompts.action_schema`) when the model client uses structured outputs, so
+  even a small model writes a well-formed action.
 
 The episode counts steps (model calls of the loop), tool calls and tokens (from the
 API's usage), renders a readable trajectory, and records failures instead of raising:
@@ -41,7 +45,9 @@ from hyperskill_lite.agent.llm import (
     scrub_surrogates,
     strip_thinking,
 )
-from hyperskill_lite.agent.prompts import REASK, agent_system_prompt, fill
+from hyperskill_lite.agent.prompts import REASK, action_schema, agent_system_prompt, fill
+from hyperskill_lite.agent.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
+from hyperskill_lite.agent.structured import response_format as structured_format
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.types import Episode, MemoryContext, Task
@@ -136,19 +142,41 @@ class AgentExecutor:
         self.max_steps = max_steps
         self.window = window
         self.protocol = protocol
+        self._auto = protocol == "auto"
+        self.protocol_probe: str | None = None
+        """What `resolve_protocol` found ("tool call returned", "refused (HTTP 400)", ...)."""
         self.max_observation_chars = max_observation_chars
         self.trajectory_chars = trajectory_chars
 
     # -- public ------------------------------------------------------------------
+    def resolve_protocol(self) -> str:
+        """For "auto": ask the server once whether it returns native tool calls (a
+        request that forces a call of a trivial ``ping`` tool); "tools" if it does,
+        "json" otherwise. Returns the protocol in use. In replay the probe comes from the
+        cassette, so a replayed run resolves the same protocol."""
+        if self.protocol != "auto":
+            return self.protocol
+        try:
+            reply = self.llm.chat(TOOL_PROBE_MESSAGES, [TOOL_PROBE], op="tools:probe",
+                                  tool_choice={"type": "function", "function": {"name": "ping"}},
+                                  temperature=0.0, max_tokens=64)
+        except LLMRequestError as e:
+            self.protocol, self.protocol_probe = "json", f"refused (HTTP {e.status})"
+            return self.protocol
+        called = any(c.get("function", {}).get("name") == "ping" for c in reply.tool_calls)
+        self.protocol = "tools" if called else "json"
+        self.protocol_probe = "tool call returned" if called else "answered in text"
+        return self.protocol
+
     def run(self, task: Task, context: MemoryContext) -> Episode:
         """Run `task` with `context`; model failures are recorded in the Episode, never raised."""
         self._attach(task)
+        protocol = self.resolve_protocol()  # once per run; not counted in this episode
         start = self.llm.usage.snapshot()
         steps: list[_Step] = []
         answer: str | None = None
         error: str | None = None
         stopped = "max_steps"
-        protocol = "json" if self.protocol == "json" else "tools"
         t = 0
         while t < self.max_steps:
             t += 1
@@ -158,7 +186,7 @@ class AgentExecutor:
             except LLMRequestError as e:
                 if (
                     protocol == "tools"
-                    and self.protocol == "auto"
+                    and self._auto
                     and e.status == 400
                     and "tool" in e.detail.lower()
                 ):
@@ -251,7 +279,13 @@ class AgentExecutor:
         msgs = self._messages(task, context, steps, protocol, last)
         if protocol == "tools":
             return self.llm.chat(msgs, self._tool_schemas(), op="agent")
-        return self.llm.chat(msgs, op="agent")
+        return self.llm.chat(msgs, op="agent", **self._action_format())
+
+    def _action_format(self) -> dict[str, Any]:
+        """The JSON-protocol action as structured output, when the client uses them."""
+        mode = getattr(self.llm, "resolve_structured", lambda: "off")()
+        fmt = structured_format(mode, "agent_action", action_schema(self.tools.schemas()))
+        return {"response_format": fmt} if fmt is not None else {}
 
     def _reask(
         self,
@@ -271,7 +305,7 @@ class AgentExecutor:
         self.llm.usage.reasks += 1
         if protocol == "tools":
             return self.llm.chat(msgs, self._tool_schemas(), op="agent:reask")
-        return self.llm.chat(msgs, op="agent:reask")
+        return self.llm.chat(msgs, op="agent:reask", **self._action_format())
 
     # -- acting --------------------------------------------------------------------
     def _act(self, reply: ChatReply, protocol: str, t: int) -> tuple[str | None, _Step]:

@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hyperskill_lite.agent.structured import arr, boolean, obj, string
+
 __all__ = [
     "BENCHMARKS",
     "DECOMPOSE_GAIA",
@@ -49,6 +51,8 @@ __all__ = [
     "agent_system_prompt",
     "format_memory",
     "describe_tools",
+    "SCHEMAS",
+    "action_schema",
 ]
 
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
@@ -205,6 +209,42 @@ Available tools:
 REASK = """\
 Your previous reply could not be used: {error}
 Reply again with ONLY the JSON asked for: no prose, no code fences."""
+
+NAME, SENTENCES, PARAGRAPH = string(maxLength=80), string(maxLength=400), string(maxLength=800)
+_ITEM = obj(name=NAME, content=PARAGRAPH)
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "decompose": arr(obj(name=NAME, description=SENTENCES), 1, 6),
+    "extract:success": obj(skills=arr(_ITEM, 1, 3), knowledge_fragment=SENTENCES),
+    "extract:failure": obj(mistakes=arr(_ITEM, 1, 3), knowledge_fragment=SENTENCES),
+    "merge": obj(name=NAME, content=PARAGRAPH),
+    "judge": obj(success=boolean(), reason=SENTENCES),
+}
+"""The JSON schema of each operation's reply, the shape its prompt above asks for; sent as
+structured output (structured.py) when the server supports it. Strings are bounded a
+little above what the prompt asks for (a name of 3-5 words, a content of 2-4 sentences),
+so a token cap never cuts a reply inside a string. The agent's action schema depends on
+the toolbox (`action_schema`)."""
+
+
+def action_schema(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The JSON-in-text protocol's action as a schema: one branch per tool (its name and
+    its own parameter schema) and one for the final answer; the free-text "thought"
+    comes last and is bounded, so a small model cannot ramble past the action.
+
+    >>> s = action_schema([{"type": "function", "function": {"name": "python",
+    ...     "parameters": {"type": "object", "properties": {"code": {"type": "string"}}}}}])
+    >>> [list(b["properties"]) for b in s["anyOf"]]
+    [['tool', 'arguments', 'thought'], ['final_answer', 'thought']]
+    """
+    thought = string(maxLength=300)
+    branches = [
+        obj(("thought",), tool={"type": "string", "enum": [t["function"]["name"]]},
+            arguments=t["function"].get("parameters") or {"type": "object"}, thought=thought)
+        for t in tools
+    ]
+    branches.append(obj(("thought",), final_answer=string(maxLength=300), thought=thought))
+    return {"anyOf": branches}
+
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

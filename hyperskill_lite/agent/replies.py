@@ -59,10 +59,12 @@ def strip_thinking(text: str) -> str:
 
 
 def _loads(s: str) -> Any:
+    """json.loads that repairs trailing commas and accepts raw control characters
+    (newlines, tabs) inside strings, which constrained decoders let models write."""
     try:
-        return json.loads(s)
+        return json.loads(s, strict=False)
     except json.JSONDecodeError:
-        return json.loads(_TRAILING_COMMA.sub(r"\1", s))
+        return json.loads(_TRAILING_COMMA.sub(r"\1", s), strict=False)
 
 
 def extract_json(text: str | None) -> Any:
@@ -76,6 +78,8 @@ def extract_json(text: str | None) -> Any:
     {'a': [1, 2]}
     >>> extract_json('The steps are [{"name": "s", "description": "d"}] as asked.')
     [{'name': 's', 'description': 'd'}]
+    >>> extract_json('{"answer": "two' + chr(10) + 'lines"}')  # a raw newline in a string
+    {'answer': 'two\\nlines'}
     """
     try:
         return scrub_surrogates(_extract_json(text))
@@ -96,7 +100,7 @@ def _extract_json(text: str | None) -> Any:
             return _loads(candidate)
         except ValueError:  # JSONDecodeError, or an integer too long to convert
             pass
-    decoder, best, best_len, i, failed = json.JSONDecoder(), None, 0, 0, 0
+    decoder, best, best_len, i, failed = json.JSONDecoder(strict=False), None, 0, 0, 0
     for m in _START.finditer(t):
         s = m.start()
         if s < i:  # inside a value already found

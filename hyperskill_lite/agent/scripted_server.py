@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from hyperskill_lite.agent.structured import PROBE_MESSAGES, TOOL_PROBE_MESSAGES
 from hyperskill_lite.agent.tokens import count_tokens
 
 __all__ = [
@@ -197,6 +198,12 @@ class ScriptedServer:
     tools_supported
         False makes any request with ``tools`` fail with vLLM's 400 message, like a vLLM
         server started without ``--enable-auto-tool-choice``.
+    structured
+        The ``response_format`` types the server accepts (default json_schema and
+        json_object). A request with another type gets a 400, like a server without
+        structured outputs. The probes `PromptedLLM` and `AgentExecutor` send to find out
+        what a server supports (`structured.py`) are answered by the server itself, never
+        from the script, and kept in `probes`.
     default
         Reply used once the script is exhausted; without it an exhausted script answers
         500 "script exhausted" (so a test that makes too many calls fails loudly).
@@ -204,7 +211,9 @@ class ScriptedServer:
     Attributes
     ----------
     requests : list of dict
-        Every chat request body received, in order (headers are not kept).
+        Every chat request body received, in order (headers are not kept), but probes.
+    probes : list of dict
+        The structured-output probes received.
     errors : list of exceptions
         Exceptions a responder raised (each was answered with a 500).
     """
@@ -217,6 +226,7 @@ class ScriptedServer:
         model: str = "scripted-model",
         api_key: str | None = None,
         tools_supported: bool = True,
+        structured: Sequence[str] = ("json_schema", "json_object"),
         default: ReplyLike | None = None,
     ) -> None:
         if script is not None and responder is not None:
@@ -229,7 +239,9 @@ class ScriptedServer:
         self.model = model
         self.api_key = api_key
         self.tools_supported = tools_supported
+        self.structured = tuple(structured)
         self.requests: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._n = 0
@@ -335,6 +347,10 @@ class ScriptedServer:
         }
 
 
+def _is_probe(request: dict[str, Any]) -> bool:
+    return request.get("messages") in (PROBE_MESSAGES, TOOL_PROBE_MESSAGES)
+
+
 def _error_body(status: int, message: str) -> str:
     kind = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
     return json.dumps(
@@ -409,8 +425,25 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 return
             if request.get("tools") and not server.tools_supported:
                 with server._lock:
-                    server.requests.append(request)
+                    (server.probes if _is_probe(request) else server.requests).append(request)
                 self._send(400, _error_body(400, VLLM_NO_TOOLS_MESSAGE))
+                return
+            fmt = request.get("response_format")
+            kind = fmt.get("type") if isinstance(fmt, dict) else None
+            if kind is not None and kind not in server.structured:
+                with server._lock:
+                    (server.probes if _is_probe(request) else server.requests).append(request)
+                self._send(400, _error_body(
+                    400, f"response_format type {kind!r} is not supported by this server"))
+                return
+            if _is_probe(request):
+                with server._lock:
+                    server.probes.append(request)
+                if request["messages"] == TOOL_PROBE_MESSAGES:
+                    probe = tool_call("ping", {"x": 1})
+                else:
+                    probe = text(json.dumps({"ok": True, "word": "ready"}))
+                self._send(200, json.dumps(server._completion(request, probe, 0)))
                 return
             try:
                 reply, n = server._next_reply(request)

@@ -370,8 +370,9 @@ class PromptedBaselineOps:
         self.llm = llm
 
     def chat_json(self, op: str, prompt: Any, validate: Callable[[Any], Any] | None = None) -> Any:
-        """The wrapped model's ``chat_json``: send, parse, validate, re-ask once."""
-        return self.llm.chat_json(op, prompt, validate)
+        """The wrapped model's ``chat_json`` with the operation's schema (prompts.SCHEMAS):
+        send, parse, validate, re-ask once."""
+        return self.llm.chat_json(op, prompt, validate, schema=bp.SCHEMAS.get(op))
 
     def _traj(self, episode: Episode) -> str:
         return clip_middle(

@@ -34,9 +34,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
+from hyperskill_lite.agent.structured import arr, boolean, integer, obj
 
 __all__ = [
+    "SCHEMAS",
     "REASONINGBANK_SUCCESS",
     "REASONINGBANK_FAILURE",
     "EXPEL_INSIGHTS",
@@ -274,6 +276,39 @@ Retrieved knowledge:
 
 Reply with ONLY JSON: {"use": [<numbers of the knowledge used>], "guidance": "..."} \
 (an empty guidance if nothing is relevant)"""
+
+
+_NOTE = obj(title=NAME, description=SENTENCES, content=PARAGRAPH)
+_STEPS = arr(SENTENCES, 1, 12)
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "reasoningbank": obj(memory_items=arr(_NOTE, 1, 3)),
+    "expel": obj(operations=arr(
+        obj(("rule_number", "rule"), op={"type": "string",
+                                         "enum": ["ADD", "EDIT", "UPVOTE", "DOWNVOTE"]},
+            rule_number=integer(), rule=SENTENCES), 0, 4)),
+    "awm": obj(workflows=arr(obj(name=NAME, description=SENTENCES, steps=_STEPS), 1, 2)),
+    "importance": obj(importance=integer(minimum=1, maximum=10)),
+    "reflect": obj(insights=arr(obj(("because_of",), title=NAME, content=PARAGRAPH,
+                                    because_of=arr(integer(), 0, 10)), 1, 3)),
+    "voyager": obj(skills=arr(obj(name=NAME, description=SENTENCES, program=_STEPS), 1, 1)),
+    "dilu": obj(mistake=SENTENCES, corrected_reasoning=PARAGRAPH),
+    "cheatsheet": obj(entries=arr(obj(("count",), title=NAME, content=PARAGRAPH,
+                                      count=integer(minimum=1)), 0, 15)),
+    "memp": obj(procedures=arr(obj(title=NAME, steps=_STEPS), 1, 1)),
+    "memp:revise": obj(procedures=arr(obj(title=NAME, steps=_STEPS), 1, 1)),
+    "lightweight": obj(strategic=arr(SENTENCES, 0, 2), operational=arr(SENTENCES, 0, 2)),
+    "plugmem": obj(
+        intents=arr(NAME, 0, 6),
+        prescriptions=arr(obj(intent=NAME, title=NAME, how_to=PARAGRAPH, avoid=boolean()),
+                          0, 6),
+        propositions=arr(obj(concept=NAME, fact=SENTENCES), 0, 6),
+    ),
+    "plugmem:query": obj(intents=arr(NAME, 1, 6), concepts=arr(NAME, 0, 6)),
+    "plugmem:reason": obj(use=arr(integer(), 0, 10), guidance=PARAGRAPH),
+}
+"""The JSON schema of each operation's reply (keyed by the operation name its
+`PromptedBaselineOps` method passes to ``chat_json``), the shape its prompt above asks
+for; sent as structured output when the server supports it (agent/structured.py)."""
 
 
 def reasoningbank_prompt(query: str, trajectory: str, success: bool) -> str:

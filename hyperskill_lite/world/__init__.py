@@ -23,12 +23,13 @@ from hyperskill_lite.world.executor import SimExecutor
 from hyperskill_lite.world.generator import PROFILES, make_tasks
 from hyperskill_lite.world.latent import latent_meta, latent_of, task_latent
 from hyperskill_lite.world.library import Library, data_dir, load_library
-from hyperskill_lite.world.params import WorldParams
+from hyperskill_lite.world.params import PHRASINGS, WorldParams
 from hyperskill_lite.world.rng import stable_rng, stable_seed
 from hyperskill_lite.world.simllm import SimLLM
 
 __all__ = [
     "PROFILES",
+    "PHRASINGS",
     "WorldParams",
     "Library",
     "SimLLM",

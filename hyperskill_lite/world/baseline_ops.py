@@ -83,6 +83,7 @@ class SimBaselineOps:
     params: Any
     rng: Any
     phrase: Any
+    seen: Any
     lesson_text: Any
     plan: Any
     decompose: Any
@@ -112,9 +113,16 @@ class SimBaselineOps:
         return picks
 
     def _note(
-        self, latent_id: str, rng: np.random.Generator, source: str, avoid: tuple[str, ...] = ()
+        self,
+        latent_id: str,
+        rng: np.random.Generator,
+        source: str,
+        avoid: tuple[str, ...] = (),
+        seen: Any = (),
     ) -> MemoryNote:
-        s = self.phrase(latent_id, rng, avoid=avoid, source=source)
+        """A note expressing one latent; `seen` are the skills of the episode's context
+        (`SimLLM.seen`), which the calibrated phrasing may re-emit."""
+        s = self.phrase(latent_id, rng, avoid=avoid, source=source, seen=seen)
         desc = self.lesson_text([latent_id], rng)
         return MemoryNote(s.name, s.content, desc, s.polarity, 1, s.meta)
 
@@ -159,8 +167,9 @@ class SimBaselineOps:
         """ReasoningBank: one memory item (title, description, content) per pick."""
         rng = self.rng("reasoningbank", task.id, self._outcome(episode))
         out: list[MemoryNote] = []
+        seen = self.seen(episode)
         for lid in self._picks(task, episode, rng):
-            out.append(self._note(lid, rng, "reasoningbank", tuple(n.title for n in out)))
+            out.append(self._note(lid, rng, "reasoningbank", tuple(n.title for n in out), seen))
         return out
 
     def insight_ops(
@@ -180,17 +189,18 @@ class SimBaselineOps:
             for lid in _ids(r.meta):
                 where.setdefault(lid, i)
         ops: list[InsightOp] = []
+        seen = self.seen(episode)
         for lid in self._picks(task, episode, rng):
             if lid in where:
                 i = where[lid]
                 if rng.random() < EDIT_RATE:
-                    new = self._note(lid, rng, "expel", avoid=(rules[i].title,))
+                    new = self._note(lid, rng, "expel", avoid=(rules[i].title,), seen=seen)
                     new.meta = _union(rules[i].meta, new.meta, source="expel")
                     ops.append(InsightOp("EDIT", i, new))
                 else:
                     ops.append(InsightOp("UPVOTE", i))
             else:
-                note = self._note(lid, rng, "expel")
+                note = self._note(lid, rng, "expel", seen=seen)
                 note.count = 2
                 ops.append(InsightOp("ADD", None, note))
         if contrast is not None and contrast.polarity == "success" and not episode.success:
@@ -253,7 +263,7 @@ class SimBaselineOps:
         lib = self.library
         picks = self._picks(task, episode, rng)
         archs = list(task_latent(task)["archetypes"])
-        lead = self.phrase(picks[0], rng)
+        lead = self.phrase(picks[0], rng, seen=self.seen(episode))
         name = _camel(lead.name)
         desc = (
             f"Solves tasks that {lib.archetypes[archs[0]].title[0].lower()}"
@@ -276,7 +286,7 @@ class SimBaselineOps:
             raise ValueError("DILU reflects on failed decisions; got a success")
         rng = self.rng("dilu", task.id)
         lid = self._picks(task, episode, rng)[0]
-        n = self._note(lid, rng, "dilu")
+        n = self._note(lid, rng, "dilu", seen=self.seen(episode))
         return MemoryNote(
             "Correction", f"{n.content} {n.description}", _first(n.content), n.polarity, 1, n.meta
         )
@@ -302,13 +312,14 @@ class SimBaselineOps:
                 if not (self._misleading(e, archs) and rng.random() < NOTICE_MISLEADING)
             ]
         where = {lid: e for e in out for lid in _ids(e.meta)}
+        seen = self.seen(episode)
         for lid in self._picks(task, episode, rng):
             if lid in where:
                 where[lid].count += (
                     0 if episode.success and self._concerns(where[lid], archs) else 1
                 )
             else:
-                e = self._note(lid, rng, "cheatsheet")
+                e = self._note(lid, rng, "cheatsheet", seen=seen)
                 out.append(e)
                 where[lid] = e
         order = sorted(range(len(out)), key=lambda i: (-out[i].count, i))
@@ -370,8 +381,9 @@ class SimBaselineOps:
         rng = self.rng("lightweight", task.id)
         picks = self._picks(task, episode, rng)[:2]
         strategic, operational = [], []
+        seen = self.seen(episode)
         for lid in picks:
-            s = self.phrase(lid, rng, source="lightweight")
+            s = self.phrase(lid, rng, source="lightweight", seen=seen)
             strategic.append(
                 MemoryNote("", self.lesson_text([lid], rng), "", s.polarity, 1, s.meta)
             )
@@ -391,13 +403,15 @@ class SimBaselineOps:
         intents = [t for t, _ in plan]
         pres: list[tuple[int, MemoryNote]] = []
         props: list[tuple[str, MemoryNote]] = []
+        seen = self.seen(episode)
         if episode.success:
             for i, (_, arch) in enumerate(plan):
-                pres.append((i, self._note(lib.archetypes[arch].strategy, rng, "plugmem")))
+                strategy = lib.archetypes[arch].strategy
+                pres.append((i, self._note(strategy, rng, "plugmem", seen=seen)))
             spurious = lib.spurious_for(list(lat["archetypes"]), "success")
             if spurious and rng.random() < p.extract_spurious:
                 sp = spurious[int(rng.integers(len(spurious)))]
-                pres.append((int(rng.integers(len(plan))), self._note(sp, rng, "plugmem")))
+                pres.append((int(rng.integers(len(plan))), self._note(sp, rng, "plugmem", seen=seen)))
             fact = f"For {lat['topic']}, the established answer was {episode.answer}."
             props.append(
                 (
@@ -408,7 +422,7 @@ class SimBaselineOps:
         else:
             lid = self._picks(task, episode, rng)[0]
             at = [i for i, (_, a) in enumerate(plan) if lid in lib.archetypes[a].errors]
-            pres.append((at[0] if at else 0, self._note(lid, rng, "plugmem")))
+            pres.append((at[0] if at else 0, self._note(lid, rng, "plugmem", seen=seen)))
         return KnowledgeUpdate(intents, pres, props)
 
     def plugmem_query(self, task: Task) -> dict[str, list[str]]:

@@ -171,6 +171,8 @@ class SimExecutor:
                 **a,
                 "failed_at": None if success else fail_at,
                 "error": None if success else error,
+                # what the trajectory showed the agent, for the model that summarises it
+                "seen": [{"text": i.text, "latent": latent_of(i.meta)} for i in items],
             },
         }
         return Episode(

@@ -152,6 +152,8 @@ class Library:
     months: tuple[str, ...]
     level_size_affinity: dict[int, tuple[float, ...]]
     merge_closers: dict[str, tuple[str, ...]]
+    name_suffixes: dict[str, tuple[str, ...]]
+    lead_ins: dict[str, tuple[str, ...]]
 
     def of_kind(self, kind: str) -> list[str]:
         """Latent ids of one kind ("strategy", "error", "spurious"), in file order."""
@@ -164,6 +166,36 @@ class Library:
     def errors_for(self, archetypes: list[str] | tuple[str, ...]) -> list[str]:
         """Distinct error patterns of `archetypes`, in order of first appearance."""
         return list(dict.fromkeys(e for a in archetypes for e in self.archetypes[a].errors))
+
+    def name_variants(self, latent_id: str) -> tuple[str, ...]:
+        """The names a model may write for a latent, most preferred first: its phrasing
+        names in file order, then each name of at most 4 words with one suffix of its
+        polarity (`name_suffixes`), suffix by suffix. Names stay 3-5 words.
+
+        >>> lib = load_library()
+        >>> lib.name_variants("clue_anchoring")[:4]
+        ('Anchor On Rarest Clue', 'Rare Detail First Search', 'Narrow Candidates By Clues', 'Anchor On Rarest Clue Strategy')
+        """
+        lat = self.latents[latent_id]
+        bases = [p.name for p in lat.phrasings]
+        out = list(dict.fromkeys(bases))
+        for suffix in self.name_suffixes[lat.polarity]:
+            for b in bases:
+                if count_words(b) <= 4 and b.split()[-1].lower() != suffix.lower():
+                    out.append(f"{b} {suffix}")
+        return tuple(dict.fromkeys(out))
+
+    def content_slots(self, latent_id: str) -> tuple[tuple[str, ...], ...]:
+        """A latent's content as sentence slots: slot k holds the k-th sentence of every
+        phrasing that has one (file order), so a content can be written by choosing one
+        sentence per slot.
+
+        >>> [len(s) for s in load_library().content_slots("clue_anchoring")]
+        [3, 3, 3]
+        """
+        sents = [split_sentences(p.content) for p in self.latents[latent_id].phrasings]
+        n = max(len(s) for s in sents)
+        return tuple(tuple(s[k] for s in sents if len(s) > k) for k in range(n))
 
     def spurious_for(
         self, archetypes: list[str] | tuple[str, ...], polarity: str | None = None
@@ -319,6 +351,20 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
         fs,
         "merge_closers needs non-empty 'success' and 'failure' lists",
     )
+    suffixes = {k: tuple(v) for k, v in strat_d["name_suffixes"].items()}
+    _check(
+        set(suffixes) == {"success", "failure"}
+        and all(v and all(count_words(w) == 1 for w in v) for v in suffixes.values()),
+        fs,
+        "name_suffixes needs non-empty 'success' and 'failure' lists of single words",
+    )
+    lead_ins = {k: tuple(v) for k, v in strat_d["lead_ins"].items()}
+    _check(
+        set(lead_ins) == {"success", "failure"}
+        and all(v and all(w.endswith(", ") for w in v) for v in lead_ins.values()),
+        fs,
+        "lead_ins needs non-empty 'success' and 'failure' lists of clauses ending in ', '",
+    )
 
     fd = files["domains.json"]
     domains: dict[str, Domain] = {}
@@ -391,7 +437,16 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
         "level_size_affinity needs levels 1-3 with 4 weights each",
     )
     return Library(
-        root, archetypes, latents, domains, profiles, tuple(dom_d["months"]), affinity, closers
+        root,
+        archetypes,
+        latents,
+        domains,
+        profiles,
+        tuple(dom_d["months"]),
+        affinity,
+        closers,
+        suffixes,
+        lead_ins,
     )
 
 

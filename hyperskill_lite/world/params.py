@@ -3,7 +3,11 @@
 The values were set once, before any memory method was run, from what is plausible for a
 tool-using LLM agent on GAIA-, WebWalkerQA- and xBench-like tasks (the paper's No Memory
 rows: roughly 30-55% success, 4-8 steps). They are not tuned to make any method win.
-Each field says what it models and why its value is plausible.
+Each field says what it models and why its value is plausible. The text model of the
+simulated LLM (`phrasing` and the fields after it) is calibrated on measured real
+extraction behaviour only (data/skillworld/calibration.json, fitted by
+tools/fit_world.py on text statistics, never on any method's success); it was fixed
+before any method was compared.
 
 Not here: the task distribution (data/skillworld/profiles.json), the text library
 (data/skillworld/*.json), or any HyperSkill hyperparameter (core/config.py).
@@ -15,7 +19,10 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-__all__ = ["WorldParams"]
+__all__ = ["WorldParams", "PHRASINGS"]
+
+PHRASINGS = ("calibrated", "curated")
+"""The text models of SimLLM (`WorldParams.phrasing`)."""
 
 
 def _default_base_success() -> dict[str, tuple[float, float, float]]:
@@ -113,6 +120,43 @@ class WorldParams:
     """Probability that a lesson has two sentences rather than one (the prompt allows 1-2)."""
     self_judge_flip: float = 0.10
     """Probability that the self-judge (no gold answer) reports the wrong outcome."""
+    # --- simulated LLM: how it writes skills (calibrated on real extractions) ---------
+    phrasing: str = "calibrated"
+    """How SimLLM writes a skill. "calibrated": like the real per-trajectory extractions
+    measured in data/skillworld/calibration.json (tools/calibrate_world.py): a name drawn
+    from a latent's name variants (`name_zipf`), a content composed sentence slot by
+    sentence slot (`content_zipf`), and skills seen in the episode's context re-emitted
+    (`reemit`). "curated": the earlier text model, one of a latent's hand-written
+    phrasings chosen uniformly, never re-emitted; it matches curated libraries (skill
+    banks, cheatsheets) and is kept to show the difference side by side."""
+    name_zipf: float = 0.125
+    """Calibrated phrasing: a latent's name variant of rank r (0 = its first phrasing's
+    name; `Library.name_variants`) is written with probability proportional to
+    (r + 1) ** -name_zipf: a model converges on a few names and now and then coins a
+    variant. Fitted (tools/fit_world.py) to the exact-name repeat rate and the name
+    cosines of calibration.json's target (Voyager's skill names, the one source with
+    names)."""
+    content_zipf: float = 1.125
+    """Calibrated phrasing: each sentence slot of a content takes the alternative of rank
+    r (`Library.content_slots`) with probability proportional to (r + 1) ** -content_zipf.
+    Fitted (tools/fit_world.py) to the nearest-earlier cosine quantiles of
+    calibration.json's target (median of Reflexion, SkillRL's mistakes and Voyager)."""
+    reemit: float = 0.5
+    """Calibrated phrasing: probability that an extraction re-emits a skill of its
+    episode's context that expresses the same latent (real trajectories contain the
+    retrieved memory, and models copy from it). Fitted with `content_zipf` to the same
+    target."""
+    reemit_verbatim: float = 0.5
+    """Share of re-emissions copied verbatim; the rest keep the name and rewrite one
+    sentence slot (a light edit). Fitted with `reemit`."""
+    lead_in: float = 0.875
+    """Calibrated phrasing: probability that a freshly written content opens with one
+    of the house-style clauses of `Library.lead_ins` (e.g. "In multi-step research
+    tasks, ..."). Real extraction streams are written in one voice (every Reflexion
+    reflection opens "In this environment, my plan was to ..."; SkillRL's mistakes share
+    one template), which is why even an item unlike anything before it sits at cosine
+    ~0.6 to its nearest earlier item (calibration.json target q10). Fitted
+    (tools/fit_world.py) to that quantile."""
     data_dir: str | None = None
     """Template library directory; None uses `data_dir()` (env HYPERSKILL_DATA_DIR or
     <repo>/data/skillworld)."""
@@ -133,6 +177,9 @@ class WorldParams:
             "extract_spurious",
             "lesson_second_sentence",
             "self_judge_flip",
+            "reemit",
+            "reemit_verbatim",
+            "lead_in",
         )
         for name in probs:
             v = getattr(self, name)
@@ -163,6 +210,13 @@ class WorldParams:
             )
         if len(self.level_extra_steps) != 3:
             raise ValueError("WorldParams.level_extra_steps must have three values (levels 1-3)")
+        if self.phrasing not in PHRASINGS:
+            raise ValueError(
+                f"WorldParams.phrasing must be one of {PHRASINGS}, got {self.phrasing!r}"
+            )
+        for name in ("name_zipf", "content_zipf"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"WorldParams.{name} must be >= 0, got {getattr(self, name)}")
         w = self.extract_count_weights
         if len(w) != 3 or min(w) < 0 or sum(w) <= 0:
             raise ValueError(

@@ -19,8 +19,9 @@ sampling (generator.py), any embedding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -31,7 +32,41 @@ from hyperskill_lite.world.library import Library, load_library, split_sentences
 from hyperskill_lite.world.params import WorldParams
 from hyperskill_lite.world.rng import stable_rng
 
-__all__ = ["SimLLM"]
+__all__ = ["SimLLM", "Seen", "parse_skill_text"]
+
+
+class Seen(NamedTuple):
+    """A skill shown in an episode's context: its name, content and latent ids."""
+
+    name: str
+    content: str
+    latents: tuple[str, ...]
+
+
+_BOLD = re.compile(r"^\*\*(?P<name>[^*\n]{1,80})\*\*: (?P<content>.+)$", re.S)
+_PLAIN = re.compile(r"^(?P<name>[^:\n]{1,80}): (?P<content>.+)$", re.S)
+
+
+def parse_skill_text(text: str) -> tuple[str, str] | None:
+    """(name, content) of a context line written as ``**Name**: content`` (HyperSkill's
+    format) or ``Name: content`` with a 2-6 word name (the baselines' notes), else None.
+
+    >>> parse_skill_text("**Rare Clue First**: Search the rarest clue. Then check.")
+    ('Rare Clue First', 'Search the rarest clue. Then check.')
+    >>> parse_skill_text("[success] The archive had it.") is None
+    True
+    """
+    for rx in (_BOLD, _PLAIN):
+        m = rx.match(text.strip())
+        if m and 2 <= len(m.group("name").split()) <= 6:
+            return m.group("name").strip(), m.group("content").strip()
+    return None
+
+
+def _zipf_draw(rng: np.random.Generator, n: int, exponent: float) -> int:
+    """An index in [0, n) with probability proportional to (rank + 1) ** -exponent."""
+    w = np.arange(1, n + 1, dtype=float) ** -float(exponent)
+    return int(rng.choice(n, p=w / w.sum()))
 
 def _end(sentence: str) -> str:
     s = sentence.strip()
@@ -61,17 +96,77 @@ class SimLLM(SimBaselineOps):
         return stable_rng(self.seed, *parts)
 
     def phrase(
-        self, latent_id: str, rng: np.random.Generator, avoid: Iterable[str] = (), source: str = ""
+        self,
+        latent_id: str,
+        rng: np.random.Generator,
+        avoid: Iterable[str] = (),
+        source: str = "",
+        seen: Sequence[Seen] = (),
     ) -> Skill:
-        """A skill expressing one latent strategy, error pattern or spurious strategy: a
-        randomly chosen phrasing (avoiding names in `avoid` when possible), the latent's
-        polarity, and its hidden metadata."""
+        """A skill expressing one latent strategy, error pattern or spurious strategy,
+        with the latent's polarity and hidden metadata, written as `params.phrasing` says:
+
+        - "curated": one of the latent's phrasings, uniformly (avoiding names in `avoid`
+          when possible);
+        - "calibrated": when a skill `seen` in the episode's context expresses the latent,
+          re-emit it with probability `reemit` (verbatim with probability
+          `reemit_verbatim`, else with one sentence rewritten); otherwise write a fresh
+          one: a name from `Library.name_variants` by rank-Zipf weights (`name_zipf`;
+          names in `avoid` left out when others remain), one sentence per slot of
+          `Library.content_slots` by rank-Zipf weights (`content_zipf`), opened with a
+          house-style clause of `Library.lead_ins` with probability `lead_in`.
+
+        The metadata names only `latent_id` in either case (a re-emitted text may carry
+        wording of more, as a real model's copy would; the executor credits what the
+        model meant to express).
+        """
         lat = self._latent(latent_id)
         avoid = set(avoid)
-        options = [p for p in lat.phrasings if p.name not in avoid] or list(lat.phrasings)
-        p = options[int(rng.integers(len(options)))]
         meta = latent_meta(**{KIND_FIELD[lat.kind]: [latent_id]}, source=source)
-        return Skill(name=p.name, content=p.content, polarity=lat.polarity, meta=meta)  # type: ignore[arg-type]
+        if self.params.phrasing == "curated":
+            options = [p for p in lat.phrasings if p.name not in avoid] or list(lat.phrasings)
+            p = options[int(rng.integers(len(options)))]
+            return Skill(name=p.name, content=p.content, polarity=lat.polarity, meta=meta)  # type: ignore[arg-type]
+        name, content = self._calibrated(latent_id, rng, avoid, seen)
+        return Skill(name=name, content=content, polarity=lat.polarity, meta=meta)  # type: ignore[arg-type]
+
+    def _calibrated(
+        self, latent_id: str, rng: np.random.Generator, avoid: set[str], seen: Sequence[Seen]
+    ) -> tuple[str, str]:
+        """(name, content) of the calibrated text model (see `phrase`)."""
+        lib, p = self.library, self.params
+        slots = lib.content_slots(latent_id)
+        copies = [s for s in seen if latent_id in s.latents and s.name not in avoid]
+        if copies and rng.random() < p.reemit:
+            src = copies[int(rng.integers(len(copies)))]
+            if rng.random() < p.reemit_verbatim:
+                return src.name, src.content
+            sents = split_sentences(src.content) or [src.content]
+            k = int(rng.integers(len(sents)))
+            slot = slots[min(k, len(slots) - 1)]
+            sents[k] = slot[_zipf_draw(rng, len(slot), p.content_zipf)]
+            return src.name, " ".join(sents)
+        names = [n for n in lib.name_variants(latent_id) if n not in avoid]
+        names = names or list(lib.name_variants(latent_id))
+        name = names[_zipf_draw(rng, len(names), p.name_zipf)]
+        sents = [s[_zipf_draw(rng, len(s), p.content_zipf)] for s in slots]
+        if rng.random() < p.lead_in:
+            leads = lib.lead_ins[lib.latents[latent_id].polarity]
+            lead = leads[_zipf_draw(rng, len(leads), 1.0)]
+            sents[0] = lead + sents[0][:1].lower() + sents[0][1:]
+        return name, " ".join(sents)
+
+    def seen(self, episode: Episode) -> list[Seen]:
+        """The skills the episode's context showed the agent (recorded by SimExecutor in
+        ``episode.meta["skillworld"]["seen"]``): what a real model reads in the
+        trajectory it summarises. Items that are not a named skill are left out."""
+        out = []
+        for item in ((episode.meta or {}).get("skillworld") or {}).get("seen") or ():
+            parsed = parse_skill_text(str(item.get("text", "")))
+            ids = [i for f in FIELDS for i in (item.get("latent") or {}).get(f, ())]
+            if parsed is not None and ids:
+                out.append(Seen(parsed[0], parsed[1], tuple(ids)))
+        return out
 
     def lesson_text(self, latent_ids: list[str], rng: np.random.Generator) -> str:
         """One lesson sentence for each latent id (in order), joined."""
@@ -138,30 +233,16 @@ class SimLLM(SimBaselineOps):
         added (or replaces the last item). The lesson is 1-2 sentences; its latent ids
         are in ``Extraction.meta["skillworld"]``.
         """
-        lat = task_latent(task)
         lib, p = self.library, self.params
-        archs = list(lat["archetypes"])
         outcome = "success" if episode.success else "failure"
         rng = self.rng(task.id, "extract", outcome)
-        if episode.success:
-            pool = lib.helpful_for(archs)
-            pool = [pool[int(i)] for i in rng.permutation(len(pool))]
-        else:
-            reported = (episode.meta or {}).get("skillworld", {}).get("error")
-            pool = lib.errors_for(archs)
-            pool = [pool[int(i)] for i in rng.permutation(len(pool))]
-            if reported in pool:
-                pool.remove(reported)
-                pool.insert(0, reported)
-        picks = pool[: self._count(rng)]
-        spurious = lib.spurious_for(archs, outcome)
-        u = rng.random()
-        sp = spurious[int(rng.integers(len(spurious)))] if spurious else None
-        if sp is not None and u < p.extract_spurious:
-            picks = picks + [sp] if len(picks) < 3 else picks[:2] + [sp]
+        picks = self._picks(task, episode, rng)
+        seen = self.seen(episode)
         skills: list[Skill] = []
         for pid in picks:
-            skills.append(self.phrase(pid, rng, avoid=[s.name for s in skills], source="extract"))
+            skills.append(
+                self.phrase(pid, rng, avoid=[s.name for s in skills], source="extract", seen=seen)
+            )
         first = int(rng.integers(len(picks)))
         lesson_ids = [picks[first]]
         if len(picks) > 1 and rng.random() < p.lesson_second_sentence:

@@ -1,0 +1,132 @@
+"""Structured outputs: JSON schemas for model operations, and how a server is asked for them.
+
+Every serving stack this toolkit meets can constrain a reply to a JSON schema: vLLM
+(guided decoding), hosted OpenAI-compatible APIs and llama.cpp's server. A `PromptedLLM`
+sends each operation's schema (the `SCHEMAS` next to its prompt: agent/prompts.py for the
+paper's operations, baselines/prompts.py for the baselines', bench/judges.py for the
+judge) in the request's ``response_format``, in one of the shapes servers accept:
+
+=============  ============================================================================
+mode           ``response_format``
+=============  ============================================================================
+json_schema    ``{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}``
+               (OpenAI, vLLM, recent llama.cpp)
+json_object    ``{"type": "json_object", "schema": schema}`` (llama.cpp's form; servers
+               that do not read ``schema`` still return a JSON object)
+off            none: the prompt alone asks for JSON (text parsing, repair and one re-ask)
+auto           `probe` finds the first of json_schema / json_object the server honours
+=============  ============================================================================
+
+The prompt texts stay the paper's; the schema only constrains decoding. A reply that is
+valid for the schema but empty or otherwise unusable still fails its operation's
+contract (agent/replies.py), exactly as without a schema.
+
+Helpers `obj`, `arr` and `string` keep the schemas short:
+
+>>> obj(name=string(), content=string())["required"]
+['name', 'content']
+>>> response_format("json_object", "merge", obj(name=string()))["type"]
+'json_object'
+>>> response_format("off", "merge", obj(name=string())) is None
+True
+
+Not here: sending requests (llm.py), the checks a reply must pass (replies.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = [
+    "MODES",
+    "obj",
+    "arr",
+    "string",
+    "integer",
+    "boolean",
+    "response_format",
+    "PROBE_SCHEMA",
+    "PROBE_MESSAGES",
+    "probe_reply_ok",
+    "TOOL_PROBE",
+    "TOOL_PROBE_MESSAGES",
+]
+
+MODES = ("auto", "json_schema", "json_object", "off")
+
+
+def string(**kw: Any) -> dict[str, Any]:
+    return {"type": "string", **kw}
+
+
+def integer(**kw: Any) -> dict[str, Any]:
+    return {"type": "integer", **kw}
+
+
+def boolean() -> dict[str, Any]:
+    return {"type": "boolean"}
+
+
+def obj(optional: tuple[str, ...] = (), **props: dict[str, Any]) -> dict[str, Any]:
+    """An object schema whose properties are all required except `optional`."""
+    return {
+        "type": "object",
+        "properties": props,
+        "required": [k for k in props if k not in optional],
+    }
+
+
+def arr(items: dict[str, Any], min_items: int = 0, max_items: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "array", "items": items}
+    if min_items:
+        out["minItems"] = min_items
+    if max_items is not None:
+        out["maxItems"] = max_items
+    return out
+
+
+def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``response_format`` request field for `mode` ("json_schema", "json_object",
+    "off"), or None for "off"."""
+    if mode == "json_schema":
+        safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "reply"
+        return {"type": "json_schema",
+                "json_schema": {"name": safe, "schema": schema, "strict": False}}
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    if mode == "off":
+        return None
+    raise ValueError(f"structured mode must be one of {MODES[1:]}, got {mode!r}")
+
+
+PROBE_SCHEMA = obj(ok=boolean(), word=string())
+"""What `PromptedLLM.resolve_structured` asks for when it probes a server."""
+PROBE_MESSAGES = [{
+    "role": "user",
+    "content": 'Reply with the JSON object {"ok": true, "word": "ready"} and nothing else.',
+}]
+
+
+def probe_reply_ok(text: str) -> bool:
+    """True when a probe reply is the JSON object the schema asked for."""
+    try:
+        data = json.loads(text.strip())
+    except (json.JSONDecodeError, AttributeError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("ok"), bool) and isinstance(
+        data.get("word"), str)
+
+
+TOOL_PROBE: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "ping",
+        "description": "Check that tools work.",
+        "parameters": {"type": "object", "properties": {"x": {"type": "integer"}},
+                       "required": ["x"]},
+    },
+}
+"""The trivial tool `AgentExecutor.resolve_protocol` asks a server to call: native
+tool calls are structured output too."""
+TOOL_PROBE_MESSAGES = [{"role": "user", "content": "Call the ping tool with x = 1."}]

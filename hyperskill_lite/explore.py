@@ -1,0 +1,140 @@
+"""A world the learner can turn: short SkillWorld runs with chosen knobs, and a panel of
+ipywidgets controls that re-runs one and redraws.
+
+`short_run(**knobs)` runs one memory method for a few dozen SkillWorld episodes in a
+scratch directory and returns an `Exploration` (the records, the memory system, the
+summary). The knobs are the ones the notebooks discuss: retrieval budget k, the
+maintenance ratio rho, beta, delta_dedup, delta_merge, the world's phrasing variant,
+profile, seed and method. With the hashing encoder (the default here) a 60-episode run
+answers in a second or two; with MiniLM it is fast once its embedding cache is warm.
+
+`panel(draw, **defaults)` builds the controls: each change re-runs `short_run` and calls
+``draw(exploration)`` to redraw. In a notebook, a plain cell draws the default settings as
+a static figure (what nbval checks); the panel cell beside it carries
+``# NBVAL_IGNORE_OUTPUT`` because a widget's output is live.
+
+May import: everything but the CLI. Not here: the plots themselves (plots/), the
+runner's logic (runner.py).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.methods import make_method
+from hyperskill_lite.runner import read_records, run_episodes, shuffled, summarize
+from hyperskill_lite.types import MemorySystem
+from hyperskill_lite.world import PHRASINGS, PROFILES, SimExecutor, SimLLM, WorldParams, make_tasks
+
+__all__ = ["Exploration", "KNOBS", "short_run", "panel"]
+
+KNOBS: dict[str, Any] = {
+    "method": "hyperskill",
+    "profile": "gaia",
+    "seed": 0,
+    "episodes": 60,
+    "k": 2,
+    "rho": 0.1,
+    "beta": 0.7,
+    "delta_dedup": 0.9,
+    "delta_merge": 0.85,
+    "phrasing": "calibrated",
+    "encoder": "hashing",
+}
+"""The knobs `short_run` takes, with their defaults (the paper's values for the
+hyperparameters)."""
+
+
+@dataclass
+class Exploration:
+    """One short run: its `knobs`, the episode `records`, the memory `system` at the end
+    and the Table-1 `summary` (runner.summarize)."""
+
+    knobs: dict[str, Any]
+    records: list[dict[str, Any]]
+    system: MemorySystem
+    summary: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def dedups(self) -> int:
+        """Skills joined into an existing node at insertion, over the run."""
+        return sum((r.get("update") or {}).get("dedup", 0) for r in self.records)
+
+    @property
+    def merges(self) -> int:
+        """Structure-informed merges over the run's maintenance cycles."""
+        return sum((r.get("maintenance") or {}).get("merged", 0) for r in self.records)
+
+
+def short_run(**knobs: Any) -> Exploration:
+    """Run one method for a few SkillWorld episodes with the given knobs (`KNOBS`)."""
+    unknown = set(knobs) - set(KNOBS)
+    if unknown:
+        raise ValueError(f"short_run: unknown knob(s) {sorted(unknown)}; known: {sorted(KNOBS)}")
+    k = {**KNOBS, **knobs}
+    if k["profile"] not in PROFILES:
+        raise ValueError(f"short_run: profile must be one of {PROFILES}, got {k['profile']!r}")
+    if k["phrasing"] not in PHRASINGS:
+        raise ValueError(f"short_run: phrasing must be one of {PHRASINGS}, got {k['phrasing']!r}")
+    params = WorldParams(phrasing=k["phrasing"])
+    config = HyperSkillConfig(
+        beta=k["beta"], delta_dedup=k["delta_dedup"], delta_merge=k["delta_merge"], rho=k["rho"]
+    ).with_k(int(k["k"]))
+    tasks = shuffled(make_tasks(k["profile"], seed=k["seed"], params=params), seed=42)
+    tasks = tasks[: int(k["episodes"])]
+    encoder = encoder_by_name(k["encoder"])
+    system = make_method(k["method"], SimLLM(params, seed=k["seed"]), encoder, config)
+    scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(dir=scratch) as d:
+        run_episodes(system, tasks, SimExecutor(params, seed=k["seed"]), Path(d) / "run",
+                     maintain_every=config.maintain_every(len(tasks)), progress=False,
+                     durable=False)
+        records = read_records(Path(d) / "run")
+    return Exploration(k, records, system, summarize(records))
+
+
+def panel(draw: Callable[[Exploration], Any], **defaults: Any) -> Any:
+    """ipywidgets controls for every knob; each change re-runs `short_run` and calls
+    `draw` on the result inside the panel's output area. Returns the panel (a VBox)."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    k = {**KNOBS, **defaults}
+    from hyperskill_lite.methods import METHODS
+
+    controls = {
+        "method": w.Dropdown(options=sorted(METHODS), value=k["method"], description="method"),
+        "profile": w.Dropdown(options=list(PROFILES), value=k["profile"], description="profile"),
+        "phrasing": w.Dropdown(options=list(PHRASINGS), value=k["phrasing"],
+                               description="phrasing"),
+        "seed": w.IntSlider(value=k["seed"], min=0, max=9, description="seed"),
+        "episodes": w.IntSlider(value=k["episodes"], min=20, max=170, step=10,
+                                description="episodes"),
+        "k": w.IntSlider(value=k["k"], min=1, max=8, description="k"),
+        "rho": w.FloatSlider(value=k["rho"], min=0.0, max=0.5, step=0.05, description="rho"),
+        "beta": w.FloatSlider(value=k["beta"], min=0.0, max=1.0, step=0.05, description="beta"),
+        "delta_dedup": w.FloatSlider(value=k["delta_dedup"], min=0.7, max=1.0, step=0.01,
+                                     description="δ_dedup"),
+        "delta_merge": w.FloatSlider(value=k["delta_merge"], min=0.6, max=1.0, step=0.01,
+                                     description="δ_merge"),
+    }
+    out = w.Output()
+
+    def rerun(*_: Any) -> None:
+        knobs = {name: c.value for name, c in controls.items()}
+        knobs["encoder"] = k["encoder"]
+        with out:
+            out.clear_output(wait=True)
+            display(draw(short_run(**knobs)))
+
+    for c in controls.values():
+        c.observe(rerun, names="value")
+    rerun()
+    rows = list(controls.values())
+    return w.VBox([w.HBox(rows[:4]), w.HBox(rows[4:7]), w.HBox(rows[7:]), out])

