@@ -54,7 +54,7 @@ lab: setup
 	$(VENV)/bin/jupyter lab notebooks/ $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 bench: setup
-	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/run_all.py --notebooks
 
 # The real local model tier: llama-cpp-python built from source for a portable x86-64
 # (AVX2, no native/AVX-512/AMX code: a native build crashed elsewhere with an illegal

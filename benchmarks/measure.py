@@ -202,25 +202,47 @@ def _np_save(path: Path, arrays: list[np.ndarray]) -> None:
 
 
 def save_load(
-    mem: HypergraphMemory, workdir: Path, naive: NaiveStore | None = None
+    mem: HypergraphMemory,
+    workdir: Path,
+    naive: NaiveStore | None = None,
+    queries: list[tuple[str, list[str]]] | None = None,
 ) -> dict[str, Any]:
-    """Save and load times and bytes on disk of the memory, the floor and the naive store.
-    The memory's copy stays in workdir/"ours" (the peak-memory children load it)."""
+    """Save and load times and bytes on disk of the memory (format 2, float32; float16;
+    a memory-mapped load), the floor and the naive store, and with `queries` the share
+    of queries whose retrieval (S_q and the context) is identical after a float16 round
+    trip. The memory's float32 copy stays in workdir/"ours" (the peak-memory children
+    load it)."""
     ours_dir, floor_dir, naive_dir = workdir / "ours", workdir / "floor", workdir / "naive"
+    half_dir = workdir / "ours16"
     _, save_s = _timed(lambda: save_memory(mem, ours_dir))
     loaded, load_s = _timed(lambda: load_memory(ours_dir, encoder=mem.encoder))
     same = loaded.stats() == mem.stats()
     del loaded
+    mapped, mmap_s = _timed(lambda: load_memory(ours_dir, encoder=mem.encoder, mmap=True))
+    same = same and mapped.stats() == mem.stats()
+    del mapped
+    _, save16_s = _timed(lambda: save_memory(mem, half_dir, dtype="float16"))
+    half, load16_s = _timed(lambda: load_memory(half_dir, encoder=mem.encoder))
     U, S, E = mem._sub, mem._skl, mem._edg
     arrays = [U.emb[U.live()], S.emb[S.live()], E.emb[: E.n]]  # what the floor writes
     _, fsave_s = _timed(lambda: _np_save(floor_dir, arrays))
     _, fload_s = _timed(lambda: [np.load(floor_dir / f"{i}.npy") for i in range(3)])
     out: dict[str, Any] = {
         "ours": {"save_s": save_s, "load_s": load_s, "bytes": dir_bytes(ours_dir)},
+        "ours_mmap": {"load_s": mmap_s},
+        "ours_f16": {"save_s": save16_s, "load_s": load16_s, "bytes": dir_bytes(half_dir)},
         "floor": {"save_s": fsave_s, "load_s": fload_s, "bytes": dir_bytes(floor_dir)},
         "roundtrip_ok": same,
     }
+    if queries:
+        agree = 0
+        for task, plan in queries:
+            a, b = retrieve(mem, task, plan), retrieve(half, task, plan)
+            agree += a.retrieved_ids == b.retrieved_ids and a.context == b.context
+        out["f16_agreement"] = {"identical": agree, "queries": len(queries)}
+    del half
     shutil.rmtree(floor_dir)
+    shutil.rmtree(half_dir)
     if naive is not None:
         _, nsave_s = _timed(lambda: naive.save(naive_dir))
         _, nload_s = _timed(lambda: NaiveStore.load(naive_dir, naive.encoder, naive.config))

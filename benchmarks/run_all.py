@@ -4,12 +4,15 @@ measured in one run side by side with a floor and a naive reference.
 For N = 1k, 10k and 100k hyperedges (synthetic.py: precomputed 384-d unit embeddings,
 3 subtasks per hyperedge, a skill vocabulary growing like N^0.7) it measures insertion,
 dual-path retrieval (p50 / p95 over 200 queries), one maintenance cycle (time, and peak
-memory in a fresh subprocess per measurement) and save / load (time, size on disk), each
+memory in a fresh subprocess per measurement) and save / load (time, size on disk; float32,
+float16 and memory-mapped, with the float16 retrieval agreement over the queries), each
 next to the floor (bare numpy/scipy of the same sizes) and the naive reference
 (naive_store.py; run at N <= --naive-max, extrapolated beyond with its fitted exponent
 and labelled so). It then times a SkillWorld episode's memory-side cost at 1k hyperedges
 and runs bench_maintenance.py (10k skills, 100k hyperedges, structured), fits scaling
-exponents, checks the issue's targets and writes results/perf.json and results/perf.md.
+exponents, runs bench_workflow.py (a SkillWorld run with a cold and a warm embedding
+cache, the full `compare` warm, and with --notebooks every notebook under nbval), checks
+the issues' targets and writes results/perf.json and results/perf.md.
 
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set: on a
 shared 2-core machine a second BLAS thread waits on busy cores and turns microsecond
@@ -17,7 +20,7 @@ matvecs into millisecond stalls, which would make every ratio noise.
 
 Usage: python benchmarks/run_all.py [--sizes 1000 10000 100000] [--queries 200]
        [--naive-max 10000] [--out benchmarks/results] [--no-skillworld] [--no-structured]
-       [--no-peak] [--report-only]
+       [--no-peak] [--no-workflow] [--notebooks] [--report-only]
 Not here: assertions on timings (tests stay untimed; tests/test_bench_harness.py runs
 this at a tiny N only to check it works and writes well-formed files).
 """
@@ -182,7 +185,7 @@ def one_size(n: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     )
     if naive is not None and r["naive_agrees"] != f"{len(w.queries)}/{len(w.queries)}":
         raise RuntimeError(f"naive reference disagrees with the memory: {r['naive_agrees']}")
-    res["files"] = measure.save_load(mem, workdir, naive)
+    res["files"] = measure.save_load(mem, workdir, naive, queries=w.queries)
     log(
         f"N={n}: save {res['files']['ours']['save_s']:.2f} s, load {res['files']['ours']['load_s']:.2f} s"
     )
@@ -240,6 +243,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--structured-edges", type=int, default=100_000)
     ap.add_argument("--no-structured", action="store_true")
     ap.add_argument("--no-peak", action="store_true", help="skip the peak-memory subprocesses")
+    ap.add_argument("--no-workflow", action="store_true",
+                    help="skip bench_workflow.py (cold/warm SkillWorld run, compare)")
+    ap.add_argument("--notebooks", action="store_true",
+                    help="also time every notebook under nbval (bench_workflow.py)")
     ap.add_argument("--report-only", action="store_true", help="re-render OUT/perf.json")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "WHAT", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -278,6 +285,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if not args.no_structured:
             res["structured_maintenance"] = structured(args, Path(tmp))
             log(f"bench_maintenance.py: {res['structured_maintenance']['maintain_s']:.2f} s")
+    if not args.no_workflow:
+        import bench_workflow
+
+        res["workflow"] = bench_workflow.measure_all(with_notebooks=args.notebooks, log=log)
     res["meta"]["harness_seconds"] = time.perf_counter() - t0
     return finish(res, args.out)
 

@@ -10,7 +10,8 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers and judges;
 - ``plots/``      plots and HyperNetX drawings;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
-  CLI name), ``runner.py``, ``compare.py``, ``cli.py``.
+  CLI name), ``runner.py``, ``compare.py``, ``explore.py`` (short runs with knobs and
+  an ipywidgets panel), ``cli.py``.
 
 This module re-exports the public API. MiniLM, the OpenAI client, pandas and HyperNetX
 are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
@@ -45,6 +46,7 @@ from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
+from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.types import (
     ContextItem,
     Episode,
@@ -90,6 +92,9 @@ __all__ = [
     "nodes_frame",
     "edges_frame",
     "to_hypernetx",
+    "short_run",
+    "panel",
+    "Exploration",
     "Task",
     "Skill",
     "Extraction",

@@ -162,7 +162,7 @@ def test_harness_smoke_run_writes_json_and_markdown(tmp_path):
     out = tmp_path / "results"
     res = run_all.main(
         ["--sizes", "40", "80", "--queries", "6", "--naive-max", "40", "--no-structured",
-         "--no-peak", "--skillworld-edges", "20", "--out", str(out)]
+         "--no-peak", "--no-workflow", "--skillworld-edges", "20", "--out", str(out)]
     )  # fmt: skip
     data = json.loads((out / "perf.json").read_text())
     assert data["sizes"].keys() == {"40", "80"} and data == json.loads(json.dumps(res))
@@ -173,12 +173,18 @@ def test_harness_smoke_run_writes_json_and_markdown(tmp_path):
         assert r["retrieval"]["ours"]["n"] == 6 and r["retrieval"]["ours"]["p95"] > 0
         assert r["files"]["roundtrip_ok"] and r["files"]["ours"]["bytes"] > 0
         assert r["maintenance"]["ours"]["total_s"] > 0 and r["maintenance"]["floor_s"] > 0
+        f = r["files"]
+        assert f["ours_f16"]["bytes"] < f["ours"]["bytes"] and f["ours_mmap"]["load_s"] > 0
+        assert f["f16_agreement"]["queries"] == 6
+        assert 0 <= f["f16_agreement"]["identical"] <= 6
     # the naive reference at 80 is extrapolated from 40 alone: impossible, so left out
     assert data["naive_extrapolated"] == {}
     assert data["exponents"]["retrieval p50"]["ours"] is not None
     assert data["skillworld"]["texts_embedded_in_timed_pass"] == 0
     status = {t["target"]: t["ok"] for t in data["targets"]}
     assert status["maintenance at 100k hyperedges under 10 s"] is None  # not run at 100k
+    assert status["load at 100k under 1 s"] is None
+    assert status["size on disk within 1.15× of the raw float32 arrays"] in (True, False)
     md = (out / "perf.md").read_text()
     assert md.startswith("# Performance") and "## Targets" in md and "## Side by side" in md
     rows = [line for line in md.splitlines() if line.startswith("| retrieval p50 |")]
@@ -233,3 +239,19 @@ def test_peak_memory_child_process(tmp_path):
     peak = run_all.run_child("ours", tmp_path / "mem")
     assert peak["traced_bytes"] > 0 and peak["rss_before_bytes"] > 0
     assert peak["rss_increase_bytes"] is None or peak["rss_increase_bytes"] >= 0
+
+
+def test_workflow_targets_read_cold_and_warm_figures():
+    wf = {
+        "skillworld": {"episodes": 60, "cold_s": 50.0, "warm_s": 4.0, "speedup": 12.5,
+                       "cold_encoded": 900, "warm_encoded": 0},
+        "compare": {"command": "compare --profile gaia --seeds 3", "jobs": 2,
+                    "cold_s": 600.0, "warm_s": 250.0},
+        "notebooks": {"seconds": 170.0, "passed": True, "summary": "52 passed",
+                      "cache_entries_before": 5000, "cache_entries_after": 5000},
+    }
+    got = {t["target"].split(" (")[0]: t["ok"] for t in report._workflow_targets(wf)}
+    assert list(got.values()) == [True, False, True]
+    # a cache that grew during the notebook run was not warm: no verdict
+    wf["notebooks"]["cache_entries_after"] = 5100
+    assert report._workflow_targets(wf)[-1]["ok"] is None

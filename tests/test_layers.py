@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
                 "runner", "compare"},
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-                 "runner", "compare"},
+                 "runner", "compare", "explore"},
 }
 """Area -> the other areas its modules may import (an area may always import itself)."""
 
