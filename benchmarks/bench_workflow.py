@@ -6,8 +6,9 @@ full `compare` with a warm cache, and every notebook under nbval.
   once more with a fresh encoder (empty in-memory cache) reading that folder. The model
   is loaded before either clock starts, so the ratio is the embedding work the cache
   saves; the interpreter's imports (torch, sentence-transformers) are not in it.
-- ``compare``: ``python -m hyperskill_lite compare --profile gaia --seeds 3`` (all 15
-  methods, 40 episodes, ``--jobs`` = cores) as a user runs it, in a subprocess, first
+- ``compare``: ``python -m hyperskill_lite compare --profile gaia --seeds 3 --methods``
+  with every registered method (15: HyperSkill, its three ablations, no memory and the
+  ten baselines; 40 episodes, ``--jobs`` = cores) as a user runs it, in a subprocess, first
   with an empty cache folder and then again with the same (now warm) folder, each into a
   fresh output directory (nothing resumed). Wall seconds include the imports.
 - ``notebooks``: ``make notebooks``'s pytest command, timed with the user's cache as it is
@@ -89,14 +90,18 @@ def skillworld(episodes: int = 60, seed: int = 0) -> dict[str, Any]:
 
 def compare_timing(jobs: int | None = None) -> dict[str, Any]:
     """Wall seconds of the full `compare --profile gaia --seeds 3`, cold then warm cache."""
+    from hyperskill_lite.methods import METHODS
+
     jobs = jobs or os.cpu_count() or 1
-    out: dict[str, Any] = {"jobs": jobs, "command": "compare --profile gaia --seeds 3"}
+    out: dict[str, Any] = {"jobs": jobs, "methods": len(METHODS),
+                           "command": "compare --profile gaia --seeds 3 --methods (all)"}
     with tempfile.TemporaryDirectory(prefix="hyperskill-cache-") as cache:
         env = {**os.environ, **ENV, "HYPERSKILL_CACHE": cache}
         for label in ("cold", "warm"):
             with tempfile.TemporaryDirectory() as run_dir:
                 cmd = [sys.executable, "-m", "hyperskill_lite", "compare", "--profile", "gaia",
-                       "--seeds", "3", "--jobs", str(jobs), "--out", run_dir]
+                       "--seeds", "3", "--jobs", str(jobs), "--out", run_dir,
+                       "--methods", *METHODS]
                 t = time.perf_counter()
                 done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
                 out[f"{label}_s"] = time.perf_counter() - t

@@ -434,7 +434,8 @@ def _workflow_targets(wf: dict[str, Any] | None) -> list[dict[str, Any]]:
     c = wf.get("compare")
     if c:
         out.append({
-            "target": f"`{c['command']}` (15 methods, --jobs {c['jobs']}) under 4 min warm",
+            "target": f"`{c['command']}` ({c.get('methods', 15)} methods, --jobs {c['jobs']}) "
+            "under 4 min warm",
             "measured": f"warm {fmt_time(c['warm_s'])} (cold {fmt_time(c['cold_s'])}), "
             "wall clock incl. imports",
             "ok": c["warm_s"] < 240,

@@ -118,7 +118,7 @@ def child(kind: str, what: str, path: Path) -> dict[str, Any]:
     enc = HashingEncoder(dim=DIM)  # embeds the merged skills' new text
     if kind == "naive":
         obj: Any = NaiveStore.load(path, enc)
-        run: Any = lambda: maintain(obj, TemplateMerger())  # noqa: E731
+        run: Any = lambda: obj.maintain(TemplateMerger())  # noqa: E731
     else:
         obj = load_memory(path, encoder=enc)
         if kind == "ours":

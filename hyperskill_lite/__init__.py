@@ -9,6 +9,7 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``world/``      SkillWorld, the offline world;
 - ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers and judges;
 - ``plots/``      plots and HyperNetX drawings;
+- ``sweep/``      grids of runs from a TOML file, on a local pool or on Ray;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
   CLI name), ``runner.py``, ``compare.py``, ``explore.py`` (short runs with knobs and
   an ipywidgets panel), ``cli.py``.
@@ -47,6 +48,7 @@ from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_coun
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 from hyperskill_lite.explore import Exploration, panel, short_run
+from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
     ContextItem,
     Episode,
@@ -95,6 +97,8 @@ __all__ = [
     "short_run",
     "panel",
     "Exploration",
+    "run_sweep",
+    "load_sweep",
     "Task",
     "Skill",
     "Extraction",

@@ -4,7 +4,8 @@
 OpenAI-compatible model (vLLM or a hosted API) on a benchmark file or a JSONL task
 file — writing resumable episode records (runner.py). `demo` runs the five core methods
 on one SkillWorld profile with MiniLM and prints a Table-1-style summary and figures.
-`compare` runs every registered method over several seeds.
+`compare` runs every registered method over several seeds. `sweep` runs a grid of runs
+from a TOML file on a local process pool or on Ray (sweep/).
 
 This module only parses arguments and wires parts together; the parts live elsewhere.
 """
@@ -104,6 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", type=int, default=None,
                    help="worker processes for the (method, seed) cells (default: one per "
                    "core); the table is identical to --jobs 1")
+
+    sw = sub.add_parser("sweep", help="a grid of runs from a TOML file, on a local pool or Ray")
+    sw.add_argument("file", type=Path, help="the sweep file (see data/sweeps/example.toml)")
+    sw.add_argument("--executor", choices=["local", "ray"], default="local")
+    sw.add_argument("--address", default=None,
+                    help="Ray cluster to join ('auto' or ray://host:port); default: a local Ray")
+    sw.add_argument("--jobs", type=int, default=None,
+                    help="cells at once (default: the number of cores)")
+    sw.add_argument("--out", type=Path, default=None,
+                    help="output folder (default: runs/sweeps/<file stem>)")
 
     sub.add_parser("methods", help="list the memory methods")
     return p
@@ -295,6 +306,25 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from hyperskill_lite.sweep import run_sweep
+
+    out = args.out or Path("runs") / "sweeps" / args.file.stem
+    results, paths = run_sweep(args.file, out, executor=args.executor, jobs=args.jobs,
+                               address=args.address)
+    failed = [r for r in results if r.status == "failed"]
+    print()
+    print(paths["markdown"].read_text())
+    for name in ("csv", "markdown", "failures", "cells"):
+        print(f"wrote {paths[name]}")
+    print(f"figures in {out / 'figures'}")
+    if failed:
+        print(f"{len(failed)} of {len(results)} cell(s) failed (see {paths['failures']}); "
+              "rerun the same command to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_methods(args) -> int:
     from hyperskill_lite.methods import METHODS
 
@@ -310,15 +340,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_cache:
         os.environ["HYPERSKILL_CACHE"] = "off"
     handler = {"run": cmd_run, "demo": cmd_demo, "compare": cmd_compare,
-               "methods": cmd_methods}[args.command]
+               "sweep": cmd_sweep, "methods": cmd_methods}[args.command]
     from hyperskill_lite.agent.llm import LLMError
     from hyperskill_lite.bench import BenchmarkDataError
     from hyperskill_lite.core.io import MemoryFormatError
     from hyperskill_lite.runner import RunError
+    from hyperskill_lite.sweep import SweepError
 
     try:
         return handler(args)
-    except (RunError, BenchmarkDataError, MemoryFormatError, LLMError, FileNotFoundError) as exc:
+    except (RunError, BenchmarkDataError, MemoryFormatError, LLMError, FileNotFoundError,
+            SweepError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

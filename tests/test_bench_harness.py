@@ -239,6 +239,9 @@ def test_peak_memory_child_process(tmp_path):
     peak = run_all.run_child("ours", tmp_path / "mem")
     assert peak["traced_bytes"] > 0 and peak["rss_before_bytes"] > 0
     assert peak["rss_increase_bytes"] is None or peak["rss_increase_bytes"] >= 0
+    naive_copy(mem).save(tmp_path / "naive")  # the naive reference's child too
+    peak = run_all.run_child("naive", tmp_path / "naive")
+    assert peak["traced_bytes"] > 0 and peak["rss_before_bytes"] > 0
 
 
 def test_workflow_targets_read_cold_and_warm_figures():

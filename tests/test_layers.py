@@ -31,12 +31,13 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"core", "types", "agent"},
     "compare": {"core", "types", "methods", "runner", "world"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-            "runner", "compare"},
+            "runner", "compare", "sweep"},
+    "sweep": {"core", "types", "methods", "runner", "plots"},
     "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                 "runner", "compare"},
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-                 "runner", "compare", "explore"},
+                 "runner", "compare", "explore", "sweep"},
 }
 """Area -> the other areas its modules may import (an area may always import itself)."""
 

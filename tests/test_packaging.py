@@ -66,8 +66,8 @@ def test_torch_is_pinned_to_the_cpu_wheel_everywhere():
     assert installs and all("-c constraints.txt" in ln for ln in installs)
 
 
-def test_ci_runs_make_test_and_nothing_else():
+def test_ci_runs_make_test_then_the_live_tier_and_nothing_else():
     lines = [ln for ln in (ROOT / ".ci/run").read_text().splitlines()
              if ln.strip() and not ln.startswith("#")]
-    assert lines[-1].strip() == "make test"
-    assert all(ln.startswith(("set ", "cd ")) for ln in lines[:-1])
+    assert [ln.strip() for ln in lines[-2:]] == ["make test", "make live-smoke"]
+    assert all(ln.startswith(("set ", "cd ")) for ln in lines[:-2])

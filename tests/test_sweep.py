@@ -1,0 +1,282 @@
+"""sweep/: a grid of runs from a TOML file. The file is checked field by field; the local
+executor and Ray give the same records; a rerun skips finished cells; a Ray worker killed
+mid-sweep is made good by a rerun with identical records; a failed cell never stops the
+others and is named in failures.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hyperskill_lite.cli import main
+from hyperskill_lite.sweep import SweepError, load_sweep, run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = {"memory_seconds", "seconds"}
+
+GRID = """
+[sweep]
+episodes = {episodes}
+encoder = "hashing"
+
+[grid]
+method = ["hyperskill", "memp"]
+profile = ["gaia", "xbench"]
+seed = [0, 1]
+"""
+
+
+def write(tmp: Path, text: str, name: str = "sweep.toml") -> Path:
+    p = tmp / name
+    p.write_text(text)
+    return p
+
+
+def records(out: Path) -> dict[str, list[dict]]:
+    """Every cell's records, timings removed, by cell folder."""
+    got = {}
+    for f in sorted(out.rglob("episodes.jsonl")):
+        rows = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+        got[str(f.parent.relative_to(out))] = [untimed(r) for r in rows]
+    return got
+
+
+def untimed(obj):
+    """A record without its wall-clock fields, at any depth."""
+    if isinstance(obj, dict):
+        return {k: untimed(v) for k, v in obj.items() if k not in TIMING}
+    if isinstance(obj, list):
+        return [untimed(v) for v in obj]
+    return obj
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """The 2 x 2 x 2 grid on the local executor, 8 tasks a cell."""
+    tmp = tmp_path_factory.mktemp("sweep-local")
+    spec = write(tmp, GRID.format(episodes=8))
+    lines: list[str] = []
+    results, paths = run_sweep(spec, tmp / "out", jobs=2, log=lines.append)
+    return tmp, results, paths, lines
+
+
+def test_the_example_file_is_a_valid_grid():
+    spec = load_sweep(ROOT / "data" / "sweeps" / "example.toml")
+    cells = list(spec.cells())
+    assert len(cells) == 8 and {c.backbone_name for c in cells} == {"skillworld"}
+    live = list(load_sweep(ROOT / "data" / "sweeps" / "live-example.toml").cells())
+    assert len(live) == 6 * 2 * 2  # methods x benchmarks x backbones
+    argv = live[0].argv(Path("/o"))
+    assert argv[:2] == ["run", "--method"] and "--backend" in argv and "--k" in argv
+
+
+def test_local_sweep_writes_the_table_figures_and_no_failures(local_run):
+    tmp, results, paths, lines = local_run
+    assert [r.status for r in results] == ["done"] * 8
+    assert all(r.episodes == 8 for r in results)
+    assert lines[-1].startswith("[sweep] 8/8 done, 0 running, 0 failed")
+    import pandas as pd
+
+    table = pd.read_csv(paths["csv"])
+    assert list(zip(table.tasks, table.setting)) == [
+        ("gaia", "hyperskill"), ("gaia", "memp"), ("xbench", "hyperskill"), ("xbench", "memp")]
+    assert (table.seeds == 2).all() and (table.episodes == 16).all()
+    # the SR of a row is the mean over its two seeds of each cell's success rate
+    recs = records(tmp / "out")
+    per_seed = [100 * sum(r["success"] for r in recs[f"skillworld/gaia/memp/seed-{s}"]) / 8
+                for s in (0, 1)]
+    assert table.loc[1, "SR"] == pytest.approx(sum(per_seed) / 2)
+    assert "never the paper's numbers" in paths["markdown"].read_text()
+    assert paths["failures"].read_text().strip().endswith("None.")
+    assert paths["skillworld_gaia_cumulative_sr"].stat().st_size > 10_000
+    assert paths["skillworld_xbench_hyperskill_growth"].is_file()
+
+
+def test_a_rerun_skips_finished_cells_and_writes_the_same_table(local_run):
+    tmp, _, paths, _ = local_run
+    before = paths["csv"].read_text()
+    results, again = run_sweep(tmp / "sweep.toml", tmp / "out", jobs=2, log=None)
+    assert [r.status for r in results] == ["skipped"] * 8
+    assert again["csv"].read_text() == before
+
+
+def test_a_killed_local_sweep_is_completed_by_a_rerun(local_run, tmp_path):
+    tmp, _, _, _ = local_run
+    out = tmp_path / "out"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "hyperskill_lite", "sweep", str(tmp / "sweep.toml"),
+         "--jobs", "2", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while time.time() < deadline and driver.poll() is None:
+        started = [f for f in out.rglob("episodes.jsonl") if f.read_text().count("\n") >= 2]
+        if started:
+            driver.send_signal(signal.SIGKILL)  # its run children die with it (PDEATHSIG)
+            break
+        time.sleep(0.05)
+    driver.wait(timeout=60)
+    assert driver.returncode == -signal.SIGKILL, "the sweep finished before it could be killed"
+    time.sleep(0.5)
+    assert _run_children(out) == []  # no orphan still writing
+    results, _ = run_sweep(tmp / "sweep.toml", out, jobs=2, log=None)
+    assert "done" in [r.status for r in results]
+    assert records(out) == records(tmp / "out")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[grid]\nmethod = ['hyperskill']\n", "grid.profile: give SkillWorld profiles"),
+        ("[grid]\nmethod = ['nope']\nprofile = ['gaia']\n", "grid.method[0]: unknown method 'nope'"),
+        ("[grid]\nmethod = ['memp']\nprofile = ['mars']\n", "grid.profile[0]: must be one of"),
+        ("[grid]\nmethod = ['memp']\nprofile = ['gaia']\nseed = ['a']\n", "grid.seed[0]: must be int"),
+        ("[grid]\nmethod = ['memp']\nprofile = ['gaia']\nk = [0]\n", "grid.k[0]: must be >= 1"),
+        ("[grid]\nmethod = ['memp']\nprofile = ['gaia']\nrho = [1.5]\n", "grid.rho[0]: must be in [0, 1)"),
+        ("[grid]\nmethod = ['memp']\nprofile = ['gaia']\nbeta = [0.5]\n", "grid.beta: unknown field"),
+        ("[grid]\nmethod = ['memp', 'memp']\nprofile = ['gaia']\n", "grid.method: has repeated values"),
+        ("[sweep]\nepisodes = 0\n[grid]\nmethod = ['memp']\nprofile = ['gaia']\n",
+         "sweep.episodes: must be an integer >= 1"),
+        ("[sweep]\nencoder = 'bert'\n[grid]\nmethod = ['memp']\nprofile = ['gaia']\n",
+         "sweep.encoder: must be one of"),
+        ("[grid]\nmethod = ['memp']\n[[benchmark]]\nname = 'gaia'\ndata = 'x'\n",
+         "benchmark: a live benchmark needs at least one [[backbone]]"),
+        ("[grid]\nmethod = ['memp']\n[[benchmark]]\nname = 'gaia'\ndata = 'x'\n"
+         "[[backbone]]\nname = 'm'\nmodel = 'm'\napi_key = 'sk-1'\n",
+         "backbone[0].api_key: unknown field"),
+        ("[grid]\nmethod = ['memp']\n[[benchmark]]\nname = 'gaia'\ndata = 'x'\n"
+         "[[backbone]]\nname = 'm'\nmodel = 'm'\nmax_concurrent = 0\n",
+         "backbone[0].max_concurrent: must be an integer >= 1"),
+        ("[grid]\nmethod = ['memp']\n[[benchmark]]\nname = 'gaia'\n"
+         "[[backbone]]\nname = 'm'\nmodel = 'm'\n", "benchmark[0].data: missing"),
+        ("[grid\nmethod = ['memp']\n", "not valid TOML"),
+        ("[grids]\nmethod = ['memp']\n", "grids: unknown table"),
+    ],
+)
+def test_a_malformed_sweep_file_is_refused_naming_the_field(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(SweepError) as err:
+        load_sweep(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+
+
+def test_the_cli_refuses_a_malformed_file_with_exit_2(tmp_path, capsys):
+    path = write(tmp_path, "[grid]\nmethod = ['nope']\nprofile = ['gaia']\n")
+    assert main(["sweep", str(path), "--out", str(tmp_path / "o")]) == 2
+    assert "grid.method[0]: unknown method 'nope'" in capsys.readouterr().err
+    assert main(["sweep", str(tmp_path / "missing.toml")]) == 2
+
+
+def test_a_failed_cell_never_stops_the_others(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("HYPERSKILL_TEST_KEY", raising=False)
+    text = """
+[sweep]
+episodes = 3
+encoder = "hashing"
+[grid]
+method = ["memp"]
+profile = ["xbench"]
+[[benchmark]]
+name = "gaia"
+data = "{missing}"
+[[backbone]]
+name = "ok-key"
+model = "m"
+base_url = "http://127.0.0.1:9/v1"
+[[backbone]]
+name = "no-key"
+model = "m"
+key_env = "HYPERSKILL_TEST_KEY"
+""".format(missing=tmp_path / "no-such-gaia")
+    path = write(tmp_path, text)
+    rc = main(["sweep", str(path), "--out", str(tmp_path / "out"), "--jobs", "2"])
+    assert rc == 1
+    status = {c["key"]: (c["status"], c["error"]) for c in
+              json.loads((tmp_path / "out" / "cells.json").read_text())}
+    assert status["skillworld/xbench/memp/seed-0"] == ("done", None)
+    st, err = status["ok-key/gaia/memp/seed-0"]
+    assert st == "failed" and "no-such-gaia" in err and "exit code 2" in err
+    st, err = status["no-key/gaia/memp/seed-0"]
+    assert st == "failed" and "HYPERSKILL_TEST_KEY (key_env) is not set" in err
+    failures = (tmp_path / "out" / "failures.md").read_text()
+    assert "`ok-key/gaia/memp/seed-0`" in failures and "`no-key/gaia/memp/seed-0`" in failures
+    assert "2 of 3 cell(s) failed" in capsys.readouterr().err
+
+
+def test_backbone_concurrency_limit_is_respected(tmp_path):
+    from hyperskill_lite.sweep.spec import Backbone, Benchmark, SweepSpec
+
+    spec = SweepSpec(methods=["memp", "awm", "voyager"], seeds=[0, 1],
+                     benchmarks=[Benchmark("gaia", "x")],
+                     backbones=[Backbone("one", "m", max_concurrent=1)])
+    assert all(c.backbone.max_concurrent == 1 for c in spec.cells())
+    assert len(list(spec.cells())) == 6
+
+
+try:
+    import ray  # noqa: F401
+
+    HAVE_RAY = True
+except ImportError:  # the `scale` extra is not installed
+    HAVE_RAY = False
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="needs Ray (the `scale` extra)")
+def test_ray_gives_the_records_of_the_local_executor(local_run, tmp_path):
+    tmp, _, _, _ = local_run
+    results, paths = run_sweep(tmp / "sweep.toml", tmp_path / "out", executor="ray", jobs=2,
+                               log=None)
+    assert [r.status for r in results] == ["done"] * 8
+    assert records(tmp_path / "out") == records(tmp / "out")
+    import pandas as pd
+
+    a, b = pd.read_csv(paths["csv"]), pd.read_csv(tmp / "out" / "table.csv")
+    same = [c for c in a.columns if not c.startswith("MemSeconds")]  # timings differ
+    pd.testing.assert_frame_equal(a[same], b[same])
+
+
+def _run_children(root: Path) -> list[tuple[int, int]]:
+    """(pid, parent pid) of every `hyperskill_lite run` process writing under root."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().split(b"\0")
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        if b"hyperskill_lite" in cmd and b"run" in cmd and str(root).encode() in b" ".join(cmd):
+            out.append((int(d.name), int(stat.rsplit(")", 1)[1].split()[1])))
+    return out
+
+
+@pytest.mark.skipif(not HAVE_RAY or not Path("/proc").is_dir(), reason="needs Ray and /proc")
+def test_a_killed_ray_worker_then_a_rerun_completes_with_identical_records(local_run, tmp_path):
+    tmp, _, _, _ = local_run
+    out = tmp_path / "out"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "hyperskill_lite", "sweep", str(tmp / "sweep.toml"),
+         "--executor", "ray", "--jobs", "2", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    killed = None
+    deadline = time.time() + 240
+    while killed is None and time.time() < deadline and driver.poll() is None:
+        for _pid, ppid in _run_children(out):
+            cell = next(out.rglob("episodes.jsonl"), None)
+            if cell is not None and cell.read_text().count("\n") >= 1:
+                os.kill(ppid, signal.SIGKILL)  # the Ray worker running this cell
+                killed = ppid
+                break
+        time.sleep(0.05)
+    driver.communicate(timeout=600)
+    assert killed is not None, "no Ray worker was caught running a cell"
+    # whatever the killed task became (retried by Ray or failed), a rerun completes the grid
+    results, _ = run_sweep(tmp / "sweep.toml", out, executor="ray", jobs=2, log=None)
+    assert all(r.status in ("done", "skipped") for r in results)
+    assert records(out) == records(tmp / "out")
