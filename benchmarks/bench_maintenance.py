@@ -1,7 +1,7 @@
 """Benchmark: one maintenance cycle (prune + merge, paper §3.5) on a synthetic memory of
 10,000 skills and 100,000 hyperedges.
 
-The memory is built from plain records with ``hyperskill_lite.core.io.from_state`` (no model,
+The memory is built from plain records with the format-1 reader of ``core/io.py`` (no model,
 no ``add_trajectory``: dedup against 10k skills and a retrieval over 100k hyperedges per
 insertion would take many minutes), with real HashingEncoder embeddings of real-looking
 text. Skills fall into topics and every hyperedge takes 2-4 skills of one topic (and
@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
-from hyperskill_lite.core.io import FORMAT, VERSION, from_state  # noqa: E402
+from hyperskill_lite.core.io import FORMAT, _from_records_v1  # noqa: E402
 from hyperskill_lite.core.maintenance import TemplateMerger, maintain  # noqa: E402
 
 WORDS = (
@@ -160,7 +160,7 @@ def build_state(n_skills: int, n_edges: int, seed: int, dim: int, encoder: Hashi
     config = HyperSkillConfig()
     manifest = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": 1,  # plain records, read by the format-1 reader
         "encoder": {"name": encoder.name, "dim": dim},
         "config": config.to_dict(),
         "counters": {"u": len(sub_recs) + 1, "s": n_skills + 1, "e": n_edges + 1},
@@ -204,7 +204,7 @@ def reset_peak_rss() -> bool:
 def build_memory(args: argparse.Namespace, encoder: HashingEncoder):
     t0 = time.perf_counter()
     state, planted = build_state(args.skills, args.edges, args.seed, args.dim, encoder)
-    mem = from_state(state, encoder)
+    mem = _from_records_v1(state, encoder, None, Path("<bench_maintenance>"))
     del state
     gc.collect()
     return mem, planted, time.perf_counter() - t0

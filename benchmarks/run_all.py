@@ -20,7 +20,7 @@ matvecs into millisecond stalls, which would make every ratio noise.
 
 Usage: python benchmarks/run_all.py [--sizes 1000 10000 100000] [--queries 200]
        [--naive-max 10000] [--out benchmarks/results] [--no-skillworld] [--no-structured]
-       [--no-peak] [--no-workflow] [--notebooks] [--report-only]
+       [--no-peak] [--no-workflow] [--notebooks] [--workflow-from FILE] [--report-only]
 Not here: assertions on timings (tests stay untimed; tests/test_bench_harness.py runs
 this at a tiny N only to check it works and writes well-formed files).
 """
@@ -247,6 +247,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="skip bench_workflow.py (cold/warm SkillWorld run, compare)")
     ap.add_argument("--notebooks", action="store_true",
                     help="also time every notebook under nbval (bench_workflow.py)")
+    ap.add_argument("--workflow-from", type=Path, default=None,
+                    help="take the workflow figures from this JSON (bench_workflow.py's "
+                    "output, measured alone) instead of measuring them here")
     ap.add_argument("--report-only", action="store_true", help="re-render OUT/perf.json")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "WHAT", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -285,7 +288,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if not args.no_structured:
             res["structured_maintenance"] = structured(args, Path(tmp))
             log(f"bench_maintenance.py: {res['structured_maintenance']['maintain_s']:.2f} s")
-    if not args.no_workflow:
+    if args.workflow_from is not None:
+        res["workflow"] = json.loads(args.workflow_from.read_text())
+    elif not args.no_workflow:
         import bench_workflow
 
         res["workflow"] = bench_workflow.measure_all(with_notebooks=args.notebooks, log=log)

@@ -258,3 +258,13 @@ def test_workflow_targets_read_cold_and_warm_figures():
     # a cache that grew during the notebook run was not warm: no verdict
     wf["notebooks"]["cache_entries_after"] = 5100
     assert report._workflow_targets(wf)[-1]["ok"] is None
+
+
+def test_structured_maintenance_benchmark_runs_at_a_tiny_size():
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_maintenance.py"), "--skills", "100", "--edges",
+         "300", "--no-trace"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "validate() after maintain: ok" in done.stdout
