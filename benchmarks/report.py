@@ -200,36 +200,19 @@ def _rows(res: dict[str, Any]) -> list[tuple[str, str, Any, Any, Any]]:
         )
     )
     if all("ours_f16" in r["files"] for r in sizes.values()):
-        out += [
-            (
-                "load, memory-mapped (mmap=True)",
-                "time",
-                col(lambda r: r["files"]["ours_mmap"]["load_s"]),
-                col(lambda r: r["files"]["floor"]["load_s"]),
+        for name, unit, kind, key in (
+            ("load, memory-mapped (mmap=True)", "time", "ours_mmap", "load_s"),
+            ("save, float16 embeddings", "time", "ours_f16", "save_s"),
+            ("load, float16 embeddings", "time", "ours_f16", "load_s"),
+            ("size on disk, float16 embeddings (floor: float32)", "bytes", "ours_f16", "bytes"),
+        ):
+            out.append((
+                name,
+                unit,
+                col(lambda r, kind=kind, key=key: r["files"][kind][key]),
+                col(lambda r, key=key: r["files"]["floor"][key]),
                 {},
-            ),
-            (
-                "save, float16 embeddings",
-                "time",
-                col(lambda r: r["files"]["ours_f16"]["save_s"]),
-                col(lambda r: r["files"]["floor"]["save_s"]),
-                {},
-            ),
-            (
-                "load, float16 embeddings",
-                "time",
-                col(lambda r: r["files"]["ours_f16"]["load_s"]),
-                col(lambda r: r["files"]["floor"]["load_s"]),
-                {},
-            ),
-            (
-                "size on disk, float16 embeddings (floor: float32)",
-                "bytes",
-                col(lambda r: r["files"]["ours_f16"]["bytes"]),
-                col(lambda r: r["files"]["floor"]["bytes"]),
-                {},
-            ),
-        ]
+            ))
     return out
 
 

@@ -26,7 +26,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -173,7 +172,6 @@ def run_cells(
             todo.append(i)
     t0 = time.perf_counter()
     episodes_before = sum(_episodes(out / cells[i].key) for i in todo)
-    lock = threading.Lock()
 
     def progress(extra: str = "") -> None:
         if log is None:
@@ -221,18 +219,16 @@ def run_cells(
                     rc, tail, seconds = fut.result()
                 except Exception as exc:  # a Ray task that failed after its retries
                     rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
-                with lock:
-                    if rc == 0:
-                        (run_dir / DONE_FILE).write_text(
-                            json.dumps({"argv": cell.argv(out), "seconds": seconds}) + "\n")
-                        results[i] = CellResult(cell, "done", seconds, _episodes(run_dir))
-                    else:
-                        last = [ln for ln in tail.strip().splitlines() if ln.strip()]
-                        results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir),
-                                                error=last[-1] if last else f"exit code {rc}")
-                        results[i].error = f"{results[i].error} (exit code {rc})"
-                        (out / "logs").mkdir(exist_ok=True)
-                        (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
+                if rc == 0:
+                    (run_dir / DONE_FILE).write_text(
+                        json.dumps({"argv": cell.argv(out), "seconds": seconds}) + "\n")
+                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir))
+                else:
+                    last = [ln for ln in tail.strip().splitlines() if ln.strip()]
+                    error = f"{last[-1] if last else 'no output'} (exit code {rc})"
+                    results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
+                    (out / "logs").mkdir(exist_ok=True)
+                    (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
                 progress(f" | {cell.key}: {results[i].status}")
     finally:
         runner.close()

@@ -23,21 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.runner import read_records as _records
 from hyperskill_lite.sweep.execute import CellResult
 
 __all__ = ["sweep_frame", "write_results", "COLUMNS"]
 
 COLUMNS = ("SR", "Steps", "Calls", "Tokens", "MemSeconds")
 """Per-cell figures, each averaged over the cell's episodes, then over seeds."""
-
-
-def _records(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / "episodes.jsonl"
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            out.append(json.loads(line))
-    return out
 
 
 def _cell_figures(records: list[dict[str, Any]]) -> dict[str, float]:
@@ -148,20 +140,19 @@ def _figures(results: Sequence[CellResult], out: Path) -> dict[str, Path]:
     paths: dict[str, Path] = {}
     for (bb, ts), runs in groups.items():
         title = f"{bb} / {ts}, seed {first_seed}" + (" (simulation)" if bb == "skillworld" else "")
-        fig, ax = plt.subplots(figsize=(7, 4))
-        plot_cumulative_sr(runs, ax, title=f"{title}: cumulative SR")
-        fig.tight_layout()
-        p = figdir / f"{bb}_{ts}_cumulative_sr.png"
-        fig.savefig(p, dpi=100)
-        plt.close(fig)
-        paths[p.stem] = p
-        growth = {s: recs for s, recs in runs.items() if recs[-1].get("sizes", {}).get("hyperedges")}
-        for setting, recs in growth.items():
+        jobs = [(f"{bb}_{ts}_cumulative_sr",
+                 lambda ax, runs=runs, t=title: plot_cumulative_sr(runs, ax, title=f"{t}: cumulative SR"))]
+        for setting, recs in runs.items():
+            if recs[-1].get("sizes", {}).get("hyperedges"):  # a hypergraph memory
+                slug = setting.replace(" ", "_").replace("=", "-")
+                jobs.append((f"{bb}_{ts}_{slug}_growth",
+                             lambda ax, recs=recs, t=f"{title}: {setting} memory growth":
+                             plot_memory_growth(recs, ax, title=t)))
+        for stem, draw in jobs:
             fig, ax = plt.subplots(figsize=(7, 4))
-            plot_memory_growth(recs, ax, title=f"{title}: {setting} memory growth")
+            draw(ax)
             fig.tight_layout()
-            p = figdir / f"{bb}_{ts}_{setting.replace(' ', '_').replace('=', '-')}_growth.png"
-            fig.savefig(p, dpi=100)
+            paths[stem] = figdir / f"{stem}.png"
+            fig.savefig(paths[stem], dpi=100)
             plt.close(fig)
-            paths[p.stem] = p
     return paths
