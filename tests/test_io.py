@@ -298,6 +298,71 @@ def test_mmap_load_equals_a_bulk_load_and_grows(worked, tmp_path):
     assert verify_memory(tmp_path / "m")["version"] == 2
 
 
+def test_a_loaded_memory_survives_its_files_being_replaced_and_deleted(worked, tmp_path):
+    """The default load maps the files copy-on-write: the loaded memory owns what it
+    reads once the files are replaced by a later save, or deleted."""
+    mem = evolved(worked)
+    save_memory(mem, tmp_path / "m")
+    back = load_memory(tmp_path / "m", encoder=mem.encoder)
+    assert back._sub.emb.flags.writeable and not isinstance(back._sub.emb, np.memmap)
+    before = {e: back.embedding(e).copy() for e in back.edge_ids()}
+    other = HypergraphMemory(HashingEncoder(dim=4, seed=3))
+    other.add_trajectory("X", ["x"], [Skill("X", "x")], "LX", True, 2)
+    save_memory(other, tmp_path / "m")  # replaces every file under the loaded memory
+    assert {e: back.embedding(e) for e in back.edge_ids()}.keys() == before.keys()
+    assert all(np.array_equal(back.embedding(e), v) for e, v in before.items())
+    shutil.rmtree(tmp_path / "m")
+    assert_same(mem, back)
+    back.add_trajectory("T9", ["find page"], [], "L9", True, 2)  # appends after the map
+    back.validate()
+
+
+def test_the_checksum_matches_a_plain_word_sum(tmp_path):
+    """file_checksum sums words in blocks for speed; it must equal the plain definition
+    (even and odd 8-byte words summed mod 2**64, the tail, the length) at every size
+    around a block boundary."""
+    from hyperskill_lite.core.io import _BLOCK, file_checksum
+
+    rng = np.random.default_rng(0)
+    for n in (0, 7, 16, 17, 8 * _BLOCK - 8, 8 * _BLOCK, 8 * _BLOCK + 24, 16 * _BLOCK + 5):
+        data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        full = n - n % 16
+        words = [int.from_bytes(data[i : i + 8], "little") for i in range(0, full, 8)]
+        even, odd = sum(words[0::2]) % 2**64, sum(words[1::2]) % 2**64
+        want = f"sum64:{n}:{even:016x}:{odd:016x}:{data[full:].hex()}"
+        assert file_checksum(data) == want, n
+
+
+def test_a_failed_load_leaves_the_garbage_collector_as_it_was(saved):
+    import gc
+
+    path, enc = saved
+    (path / "text.json").write_bytes(b"{}")
+    assert gc.isenabled()
+    with pytest.raises(MemoryFormatError):
+        load_memory(path, encoder=enc)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(MemoryFormatError):
+            load_memory(path, encoder=enc)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_seeded_cache_rows_are_read_only_and_the_first_of_a_repeat_wins():
+    enc = HashingEncoder(dim=4, seed=0)
+    vecs = np.eye(4, dtype=np.float32)
+    assert enc.seed_cache(["a", "b", "a"], vecs[:3], copy=False) == 2
+    assert np.array_equal(enc.encode(["a"])[0], vecs[0]) and enc.n_encoded == 0
+    assert not enc._cache["a"].flags.writeable
+    assert enc.seed_cache(["b", "c"], vecs[2:4]) == 1  # b keeps its vector
+    assert np.array_equal(enc.encode(["b", "c"]), vecs[[1, 3]])
+    with pytest.raises(ValueError, match="seed_cache: vectors have shape"):
+        enc.seed_cache(["x"], vecs)
+
+
 def test_a_version_1_memory_loads_and_converts(tmp_path):
     from pathlib import Path
 

@@ -132,22 +132,31 @@ class CachedEncoder(ABC):
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([cache[t] for t in texts])
 
-    def seed_cache(self, texts: Sequence[str], vectors: np.ndarray) -> int:
+    def seed_cache(self, texts: Sequence[str], vectors: np.ndarray, copy: bool = True) -> int:
         """Put known (text, vector) pairs in the cache without encoding; texts already
-        cached keep their vector. Returns how many were added. vectors: (n, dim)."""
+        cached keep their vector. Returns how many were added. vectors: (n, dim).
+
+        ``copy=False`` caches read-only views of `vectors`' rows instead of copies: the
+        caller promises never to write those rows again (`load_memory` passes the rows of
+        a memory it has just loaded, which the memory only ever appends to).
+        """
+        texts = list(texts)
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.shape != (len(texts), self.dim):
             raise ValueError(
                 f"seed_cache: vectors have shape {vectors.shape}, expected {(len(texts), self.dim)}"
             )
-        added = 0
-        for t, v in zip(texts, vectors):
-            if t not in self._cache:
-                row = v.copy()
-                row.setflags(write=False)
-                self._cache[t] = row
-                added += 1
-        return added
+        view = vectors.copy() if copy else vectors.view()
+        view.setflags(write=False)  # rows of a read-only view are read-only views
+        cache = self._cache
+        before = len(cache)
+        # reversed, so that of a text given twice the first vector is the one kept
+        if cache:  # texts already cached keep their vector
+            keep = [t not in cache for t in texts]
+            cache.update((t, v) for t, v, k in zip(texts[::-1], view[::-1], keep[::-1]) if k)
+        else:
+            cache.update(zip(texts[::-1], view[::-1]))
+        return len(cache) - before
 
     def cache_info(self) -> dict[str, int]:
         """{"size": cached texts, "hits": answered from the memory cache, "misses": not in
