@@ -12,8 +12,8 @@ For one synthetic workload (synthetic.py) the functions here time
   (checked to return the same ids and context); p50 / p95;
 - save and load: `save_memory` / `load_memory` (time, bytes on disk); floor:
   `np.save` + fsync / `np.load` of the embedding matrices alone; naive: one JSON file;
-- maintenance: `prune` then `merge` (what `maintain` does) with its parts (W, Eq. 8;
-  propagation, Eq. 9; merge candidates, Eq. 10) timed on the same state; floor: the bare
+- maintenance: `prune` then `merge` (what `maintain` does) with its parts (W, Eq. 12;
+  propagation, Eq. 13; merge candidates, Eq. 14) timed on the same state; floor: the bare
   sparse and dense products of the same sizes (B D B^T, L sparse-dense products, the
   blockwise same-polarity cosines); naive: `NaiveStore.maintain`; peak memory in a fresh
   subprocess per measurement (run_all.py --child), by tracemalloc and by peak RSS;
@@ -257,7 +257,7 @@ def _polarity(mem: HypergraphMemory, ids: list[str]) -> np.ndarray:
 
 
 def prune_floor(mem: HypergraphMemory) -> float:
-    """Seconds of the bare work of Eq. prune on arrays of the memory's node count: Eq. 1
+    """Seconds of the bare work of Eq. 11 on arrays of the memory's node count: Eq. 3
     on (sigma, nu, T_bar) and the threshold test."""
     from hyperskill_lite.core.utility import utility
 
@@ -272,7 +272,7 @@ def prune_floor(mem: HypergraphMemory) -> float:
 
 
 def maintenance(mem: HypergraphMemory) -> dict[str, Any]:
-    """One cycle, prune then merge (= `maintain`), with the Eq. 8-10 parts and the floor
+    """One cycle, prune then merge (= `maintain`), with the Eq. 12-14 parts and the floor
     timed alone on the post-prune state. Seconds; counts of what the cycle did."""
     cfg = mem.config
     nnz = mem.stats()["incidences"]
@@ -280,11 +280,11 @@ def maintenance(mem: HypergraphMemory) -> dict[str, Any]:
     pruned, t_prune = _timed(lambda: prune(mem))
     B, ids, _, sizes = mem.skill_incidence()
     gamma = mem.gammas(ids)
-    W, t_w = _timed(lambda: cooccurrence_matrix(B, sizes, gamma))  # Eq. 8
+    W, t_w = _timed(lambda: cooccurrence_matrix(B, sizes, gamma))  # Eq. 12
     Z = mem.skill_embeddings(ids)
-    Zt, t_prop = _timed(lambda: propagate(W, Z, alpha=cfg.alpha, L=cfg.L))  # Eq. 9
+    Zt, t_prop = _timed(lambda: propagate(W, Z, alpha=cfg.alpha, L=cfg.L))  # Eq. 13
     pol = _polarity(mem, ids)
-    pairs, t_cand = _timed(lambda: merge_candidates(Zt, pol, cfg.delta_merge))  # Eq. 10
+    pairs, t_cand = _timed(lambda: merge_candidates(Zt, pol, cfg.delta_merge))  # Eq. 14
     t_floor = t_prune_floor + maintenance_floor(mem, cfg.delta_merge)
     merged, t_merge = _timed(lambda: merge(mem, TemplateMerger()))
     return {

@@ -3,9 +3,9 @@
 Entries are dicts in insertion-ordered dicts (id -> entry; subtasks, skills and
 hyperedges apart), each carrying its own embedding and its norm; every search loops over
 the entries in Python with one cosine per entry (`np.dot` and the stored norms); the hyperedges incident to a subtask, the co-occurrence
-counts kappa (Eq. 6) and the co-occurrence weights W (Eq. 8) come from loops over the
-hyperedges' member lists; propagation (Eq. 9) loops over each skill's neighbours; merge
-candidates (Eq. 10) loop over pairs; save writes one JSON file with embeddings as
+counts kappa (Eq. 8) and the co-occurrence weights W (Eq. 12) come from loops over the
+hyperedges' member lists; propagation (Eq. 13) loops over each skill's neighbours; merge
+candidates (Eq. 14) loop over pairs; save writes one JSON file with embeddings as
 lists of floats.
 
 It computes what `HypergraphMemory` computes (same dedup, same stats update, same
@@ -76,9 +76,9 @@ class NaiveStore:
         self.counter[prefix] += 1
         return f"{prefix}{self.counter[prefix]}"
 
-    # ------------------------------------------------------------------ Eq. 1
+    # ------------------------------------------------------------------ Eq. 3
     def gamma(self, el: dict[str, Any]) -> float:
-        """Eq. 1 for one entry, from its stats and the steps seen so far."""
+        """Eq. 3 for one entry, from its stats and the steps seen so far."""
         cfg = self.config
         if el["nu"] == 0:
             return cfg.prior
@@ -164,7 +164,7 @@ class NaiveStore:
             "meta": dict(meta),
         }
 
-    # ------------------------------------------------------------------ retrieval (Eq. 2-7)
+    # ------------------------------------------------------------------ retrieval (Eq. 4-9)
     def retrieve(self, task: str, plan: Sequence[str] = ()) -> dict[str, Any]:
         """Dual-path retrieval, full mode: {"subtask_ids", "subtask_edge_ids",
         "trajectory_edge_ids", "edge_ids", "kappa", "skill_ids", "retrieved_ids",
@@ -178,7 +178,7 @@ class NaiveStore:
         e_sub: list[str] = []
         if use_sub:
             scored = [(-_cos(q[1], nq[1], n), _num(i), i) for i, n in self.subtasks.items()]
-            r_u = [i for _, _, i in sorted(scored)[: cfg.k_u]]  # Eq. 2
+            r_u = [i for _, _, i in sorted(scored)[: cfg.k_u]]  # Eq. 4
             for u in r_u:  # E_sub: hyperedges containing u, by a loop over all hyperedges
                 for e, el in self.edges.items():
                     if u in el["members"] and e not in e_sub:
@@ -186,16 +186,16 @@ class NaiveStore:
         e_traj: list[str] = []
         if cfg.k_e > 0 and self.edges:
             scored = [(-_cos(q[0], nq[0], el), _num(e), e) for e, el in self.edges.items()]
-            e_traj = [e for _, _, e in sorted(scored)[: cfg.k_e]]  # Eq. 3
-        e_star = list(dict.fromkeys(e_traj + e_sub))  # Eq. 4
+            e_traj = [e for _, _, e in sorted(scored)[: cfg.k_e]]  # Eq. 5
+        e_star = list(dict.fromkeys(e_traj + e_sub))  # Eq. 6
         kappa: dict[str, int] = {}
-        for e in e_star:  # Eq. 5-6
+        for e in e_star:  # Eq. 7-8
             for m in self.edges[e]["members"]:
                 if m in self.skills:
                     kappa[m] = kappa.get(m, 0) + 1
         ranked = sorted(
             kappa, key=lambda s: (-kappa[s], -_cos(q[0], nq[0], self.skills[s]), _num(s))
-        )  # Eq. 7
+        )  # Eq. 9
         s_q = ranked[: cfg.k_s]
         lessons = [(self.edges[e]["lesson"], self.edges[e]["success"]) for e in e_star]
         pick = [self.skills[s] for s in s_q]
@@ -217,7 +217,7 @@ class NaiveStore:
 
     # ------------------------------------------------------------------ maintenance (§3.5)
     def prune(self) -> list[str]:
-        """Eq. prune, threshold mode: remove nodes with nu >= N_min and gamma < tau."""
+        """Eq. 11, threshold mode: remove nodes with nu >= N_min and gamma < tau."""
         cfg = self.config
         gone = [
             i
@@ -233,7 +233,7 @@ class NaiveStore:
         return gone
 
     def cooccurrence(self, skills: list[str]) -> dict[str, dict[str, float]]:
-        """W (Eq. 8) as a dict of dicts, by a loop over hyperedges and their skill pairs."""
+        """W (Eq. 12) as a dict of dicts, by a loop over hyperedges and their skill pairs."""
         W: dict[str, dict[str, float]] = {s: {} for s in skills}
         for el in self.edges.values():
             size = len(el["members"])
@@ -249,7 +249,7 @@ class NaiveStore:
         return W
 
     def propagate(self, W: dict[str, dict[str, float]], skills: list[str]) -> dict[str, np.ndarray]:
-        """Z~ (Eq. 9) by per-skill loops over neighbours: X_l(a) = sum_b W_hat[a, b] X_{l-1}(b)."""
+        """Z~ (Eq. 13) by per-skill loops over neighbours: X_l(a) = sum_b W_hat[a, b] X_{l-1}(b)."""
         cfg = self.config
         deg = {a: 1.0 + sum(W[a].values()) for a in skills}
         X = {a: self.skills[a]["emb"].astype(np.float64) for a in skills}
@@ -272,7 +272,7 @@ class NaiveStore:
     def merge_candidates(
         self, Zt: dict[str, np.ndarray], skills: list[str]
     ) -> list[tuple[str, str, float]]:
-        """Eq. 10 by a loop over same-polarity pairs; greedy, best first, each node once."""
+        """Merge candidates (Eq. 14) by a loop over same-polarity pairs; greedy, best first, each node once."""
         pairs = []
         norm = {a: _norm(Zt[a]) for a in skills}
         for x, a in enumerate(skills):
@@ -295,7 +295,7 @@ class NaiveStore:
         return out
 
     def merge(self, llm: Any) -> list[tuple[str, str, str]]:
-        """One merge cycle (Eqs. 8-10) and LLM-merge: returns (a, b, new id) per merge."""
+        """One merge cycle (Eqs. 12-14) and LLM-merge: returns (a, b, new id) per merge."""
         skills = list(self.skills)
         if len(skills) < 2:
             return []

@@ -149,9 +149,9 @@ def _rows(res: dict[str, Any]) -> list[tuple[str, str, Any, Any, Any]]:
     )
     for part, key in (
         ("prune", "prune_s"),
-        ("W (Eq. 8)", "W_s"),
-        ("propagation (Eq. 9)", "propagate_s"),
-        ("merge candidates (Eq. 10)", "candidates_s"),
+        ("W (Eq. 12)", "W_s"),
+        ("propagation (Eq. 13)", "propagate_s"),
+        ("merge candidates (Eq. 14)", "candidates_s"),
     ):
         out.append(
             (
@@ -529,6 +529,15 @@ def markdown(res: dict[str, Any], notes: dict[str, str]) -> str:
             f"{st.get('traced_peak_mb', float('nan')):.0f} MiB (a dense {st['skills']}² "
             f"float64 array would be {st.get('dense_equivalent_mb', float('nan')):.0f} MiB).",
         ]
+    notes = dict(notes or {})
+    notes.setdefault(
+        "load_floor",
+        "Load against its floor: the floor `np.load`s the embedding files into fresh memory; "
+        "`load_memory` maps every file copy-on-write on POSIX (no second copy; pages come "
+        "from the page cache) and still reads every byte once for its checksum and validates "
+        "the columns. A ratio under 1× means the copy the floor makes costs more than "
+        "everything the load does; it is not a like-for-like copy.",
+    )
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"- {v}" for v in notes.values()]

@@ -68,8 +68,8 @@ NOTES = {
         "(kappa for all of R_s, skill_edges, scores) lazily, on first access."
     ),
     "linear": (
-        "Maintenance vs nnz: pruning, W (Eq. 8) and propagation (Eq. 9) are vectorised or "
-        "sparse and linear in the incidences; the exact merge-candidate search (Eq. 10) "
+        "Maintenance vs nnz: pruning, W (Eq. 12) and propagation (Eq. 13) are vectorised or "
+        "sparse and linear in the incidences; the exact merge-candidate search (Eq. 14) "
         "compares every same-polarity pair of skills, O(n_s^2 d) (float32 blocks, exact "
         "float64 check of the survivors), and n_s grows like N^0.7 here, so its share grows "
         "like nnz^1.4 and the total exponent drifts above 1 past 100k. Fix: an approximate "

@@ -8,10 +8,10 @@ answers `encode` with a dict lookup, so timing the memory never times a model.
 
 Structure, so maintenance has work to do: the vocabulary falls into topics of about 20
 skills and a hyperedge draws its skills from one topic (sometimes plus a stray), so the
-co-occurrence W (Eq. 8) is clustered; 2% of the vocabulary are planted near-duplicates
+co-occurrence W (Eq. 12) is clustered; 2% of the vocabulary are planted near-duplicates
 of a topic-mate (cosine ~0.87, under delta_dedup = 0.9, so they stay separate nodes)
-that merging (Eq. 10) should find. Each episode also "used" a few earlier elements
-(2 subtasks, 2 skills, 3 hyperedges), given as `used` ids, so the Eq. 1 stats grow as in
+that merging (Eq. 14) should find. Each episode also "used" a few earlier elements
+(2 subtasks, 2 skills, 3 hyperedges), given as `used` ids, so the Eq. 3 stats grow as in
 a run and pruning has candidates, without paying a retrieval per insertion.
 
 Not here: timing (run_all.py), the naive reference (naive_store.py), any real text or

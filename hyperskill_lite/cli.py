@@ -124,7 +124,7 @@ def _config(args):
     from hyperskill_lite.core.config import HyperSkillConfig
 
     cfg = HyperSkillConfig()
-    if getattr(args, "k", None):
+    if getattr(args, "k", None) is not None:  # --k 0 is a value, not "unset"
         cfg = cfg.with_k(args.k)
     changes = {}
     if getattr(args, "prune_mode", None):
@@ -326,10 +326,11 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from hyperskill_lite.methods import METHODS
+    from hyperskill_lite.methods import DESCRIPTIONS, METHODS
 
+    width = max(map(len, METHODS))
     for name in METHODS:
-        print(name)
+        print(f"{name:<{width}}  {DESCRIPTIONS[name]}")
     return 0
 
 

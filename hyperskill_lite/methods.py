@@ -2,7 +2,8 @@
 
 `METHODS` maps each CLI name to a factory ``(llm, encoder, config) -> MemorySystem``:
 HyperSkill and its ablations (`HyperSkillMemory`, defined here: the paper's method wired
-to the runner), no memory, and the ten baselines of Table 1 (baselines/).
+to the runner), no memory, the ten baselines of Table 1 (baselines/) and two variants of
+them (`VARIANTS`); `DESCRIPTIONS` has a line on each.
 
 `HyperSkillMemory` wires a `HypergraphMemory` to a `MemoryLLM`: `begin` decomposes the
 task (P_0) and runs dual-path retrieval (Eqs. 4-9); `end` extracts skills and a lesson
@@ -18,14 +19,16 @@ from the finished episode and adds the hyperedge with the stats update (§3.4);
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-May import: `core/`, `types.py`, `baselines/`. Not here: the retrieval math
+May import: `core/`, `types.py`, `agent/` (its error type), `baselines/`. Not here: the retrieval math
 (core/retrieval.py), the store (core/memory.py), evolution (core/maintenance.py), the
 runner.
 
 >>> sorted(METHODS)[:3]
-['awm', 'cheatsheet', 'dilu']
->>> len(BASELINES), all(name in METHODS for name in BASELINES)
+['awm', 'cheatsheet', 'cheatsheet-cu']
+>>> len(BASELINES), all(name in METHODS for name in BASELINES + VARIANTS)
 (10, True)
+>>> sorted(DESCRIPTIONS) == sorted(METHODS)
+True
 """
 
 from __future__ import annotations
@@ -34,17 +37,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.llm import LLMError
 from hyperskill_lite.baselines import (
     AgentWorkflowMemory,
+    CumulativeCheatsheet,
     DiLu,
-    DynamicCheatsheet,
     ExpeL,
+    GenerativeAgents,
     GenerativeMemory,
+    LightweightLongTerm,
     LightweightMemory,
     MemP,
     NoMemory,
     PlugMem,
     ReasoningBank,
+    RetrievalSynthesisCheatsheet,
     Voyager,
 )
 from hyperskill_lite.core.config import HyperSkillConfig
@@ -65,10 +72,20 @@ __all__ = [
     "METHODS",
     "CORE_METHODS",
     "BASELINES",
+    "VARIANTS",
+    "DESCRIPTIONS",
     "MODES",
     "make_method",
     "HyperSkillMemory",
+    "ExtractionFailed",
 ]
+
+class ExtractionFailed(LLMError):
+    """`HyperSkillMemory.end` could not extract skills and a lesson from an episode: no
+    hyperedge was added, but the episode's stats update of the retrieved elements was
+    applied (the message says how many). An `LLMError`, so the runner records it in the
+    episode's record and goes on."""
+
 
 MODES = ("full", "no-subtask", "no-trajectory", "flat")
 """HyperSkill's modes: the full method and its three ablations (module docstring)."""
@@ -127,7 +144,16 @@ class HyperSkillMemory:
         "polarity", "node", "dedup", "cosine"}], "dedup": count} (`last_update`)."""
         plan, retrieval = self._pending.pop(task.id, ([], None))
         self.llm_calls += 1
-        extraction = self.llm.extract(task, episode)
+        try:
+            extraction = self.llm.extract(task, episode)
+        except LLMError as exc:  # the episode still happened: keep what it says of R_u, S_q, E*
+            kept = (self.memory.record_use(retrieval, bool(episode.success), int(episode.steps))
+                    if retrieval is not None else 0)
+            raise ExtractionFailed(
+                getattr(exc, "op", "extract"),
+                f"{getattr(exc, 'detail', exc)} (no hyperedge added; the stats of the {kept} "
+                "retrieved elements were still updated)",
+            ) from exc
         self.memory.add_trajectory(
             task.text,
             plan,
@@ -178,10 +204,13 @@ METHODS: dict[str, Factory] = {
     "generative": lambda llm, enc, cfg: GenerativeMemory(llm, enc),
     "voyager": lambda llm, enc, cfg: Voyager(llm, enc),
     "dilu": lambda llm, enc, cfg: DiLu(llm, enc),
-    "cheatsheet": lambda llm, enc, cfg: DynamicCheatsheet(llm, enc),
+    "cheatsheet": lambda llm, enc, cfg: RetrievalSynthesisCheatsheet(llm, enc),
     "memp": lambda llm, enc, cfg: MemP(llm, enc),
     "memevolve": lambda llm, enc, cfg: LightweightMemory(llm, enc),
     "plugmem": lambda llm, enc, cfg: PlugMem(llm, enc),
+    "generative-agents": lambda llm, enc, cfg: GenerativeAgents(llm, enc),
+    "cheatsheet-cu": lambda llm, enc, cfg: CumulativeCheatsheet(llm, enc),
+    "memevolve-longterm": lambda llm, enc, cfg: LightweightLongTerm(llm, enc),
 }
 """CLI name -> factory(llm, encoder, config)."""
 
@@ -201,7 +230,43 @@ BASELINES = (
     "plugmem",
 )
 """The ten baselines of the paper's Table 1, in its order; each uses retrieval count 3
-and the shared encoder (Appendix A), whatever the HyperSkill config says."""
+and the shared encoder (Appendix A), whatever the HyperSkill config says. `generative` is
+AgentSquare's module and `cheatsheet` Dynamic Cheatsheet's retrieval-synthesis variant,
+as the paper cites and EvolveLab runs them."""
+
+VARIANTS = ("generative-agents", "cheatsheet-cu", "memevolve-longterm")
+"""Other designs of three baselines, kept for comparison: Park et al.'s Generative Agents
+memory stream, Dynamic Cheatsheet's cumulative variant, and MemEvolve's Lightweight
+long-term memory shown at the start of each task (EvolveLab ships it switched off)."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "hyperskill": "HyperSkill: hypergraph skill memory, dual-path retrieval, co-occurrence "
+    "propagation and merging (the paper's method)",
+    "hyperskill-no-subtask": "HyperSkill without subtask retrieval (ablation, Figure 4)",
+    "hyperskill-no-trajectory": "HyperSkill without trajectory retrieval (ablation, Figure 4)",
+    "flat": "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)",
+    "no-memory": "no memory: the agent alone (the reference row)",
+    "reasoningbank": "ReasoningBank: strategy items distilled from successes and failures",
+    "expel": "ExpeL: an insight list edited by ADD/EDIT/UPVOTE/DOWNVOTE, plus success examples",
+    "awm": "Agent Workflow Memory: reusable workflows induced from successes",
+    "generative": "Generative (AgentSquare): top-3 similar successful trajectories, "
+    "model-scored, the best one shown",
+    "voyager": "Voyager: a library of verified skill programs retrieved by description",
+    "dilu": "DiLu: corrected reasoning from failed episodes, with successful ones",
+    "cheatsheet": "Dynamic Cheatsheet (DC-RS): a cheatsheet rewritten before each task "
+    "from similar past tasks",
+    "memp": "MemP: procedures built from trajectories, revised after failures",
+    "memevolve": "MemEvolve (Lightweight, as EvolveLab ships it): short-term notes within a "
+    "task; long-term learnings stored, not shown",
+    "plugmem": "PlugMem: knowledge structured as intents, prescriptions and propositions",
+    "generative-agents": "Generative Agents (Park et al.): memory stream scored by recency, "
+    "importance and relevance, with reflections (variant)",
+    "cheatsheet-cu": "Dynamic Cheatsheet (DC-Cu): the whole cheatsheet, curated after each "
+    "task without the outcome label (variant)",
+    "memevolve-longterm": "MemEvolve (Lightweight): strategic and operational learnings in "
+    "two long-term tiers, top-3 shown per task (variant)",
+}
+"""One line per registered method (``python -m hyperskill_lite methods``)."""
 
 
 def make_method(

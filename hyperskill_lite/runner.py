@@ -187,8 +187,8 @@ def run_episodes(
 
     Parameters
     ----------
-    maintain_every : maintenance after every this many finished tasks; default
-        ceil(0.1 N) with N = len(tasks) (Appendix A); pass
+    maintain_every : maintenance after every this many finished tasks, 0 for none;
+        default ceil(0.1 N) with N = len(tasks) (Appendix A); pass
         ``config.maintain_every(len(tasks))`` for another ratio.
     judge : decides the outcome r_i that is reported (SR); default the executor's own
         `episode.success`.
@@ -209,7 +209,9 @@ def run_episodes(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     n = len(tasks)
-    period = maintain_every or maintenance_period(n)
+    period = maintenance_period(n) if maintain_every is None else int(maintain_every)
+    if period < 0:
+        raise ValueError(f"maintain_every must be >= 0 (0: never), got {maintain_every}")
     _check_run_file(out, {"n_tasks": n, "task_ids_head": [t.id for t in tasks[:5]],
                           "maintain_every": period, **(run_info or {})})
     records = read_records(out)
@@ -232,7 +234,7 @@ def run_episodes(
     for i in range(start, n):
         task = tasks[i]
         record = _one_episode(i, task, system, executor, judge, learn_judge, usage)
-        if (i + 1) % period == 0:
+        if period and (i + 1) % period == 0:
             t0 = time.perf_counter()
             try:
                 report = system.maintain()

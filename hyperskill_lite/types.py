@@ -102,12 +102,17 @@ class Episode:
 
 @dataclass
 class MemoryContext:
-    """What a memory system hands the agent at the start of a task (m_t, Eq. act).
+    """What a memory system hands the agent at the start of a task (m_t, Eq. 10).
 
     `text` is the formatted context injected into the prompt; `items` are the same
     pieces with hidden metadata; `retrieved` lists the ids of memory elements used;
     `plan` is the decomposition P_0 when one was made; `llm_calls` and `llm_tokens`
     count model work spent inside `begin` (decomposition, re-ranking, ...).
+
+    `during` is an optional within-episode hook ``(step, step_text) -> note | None``: a
+    live executor (agent/loop.py) calls it after each step and shows the latest note it
+    returned in the following steps (MemEvolve's short-term memory uses it). SkillWorld's
+    executor draws an episode whole and never calls it.
     """
 
     text: str = ""
@@ -117,6 +122,8 @@ class MemoryContext:
     llm_calls: int = 0
     llm_tokens: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    during: Callable[[int, str], str | None] | None = field(default=None, compare=False,
+                                                           repr=False)
 
     @property
     def empty(self) -> bool:

@@ -17,9 +17,16 @@ from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.scripted_server import ScriptedServer, text
 from hyperskill_lite.baselines.awm import AgentWorkflowMemory
 from hyperskill_lite.baselines.base import render_context, union_meta
-from hyperskill_lite.baselines.cheatsheet import DynamicCheatsheet
-from hyperskill_lite.baselines.generative import GenerativeMemory, retrieval_scores
-from hyperskill_lite.baselines.memevolve import LightweightMemory, prune_order
+from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
+from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
+from hyperskill_lite.baselines.generative import GenerativeMemory, best_case
+from hyperskill_lite.baselines.generative_agents import GenerativeAgents, retrieval_scores
+from hyperskill_lite.baselines.memevolve import (
+    COLD_START,
+    LightweightLongTerm,
+    LightweightMemory,
+    prune_order,
+)
 from hyperskill_lite.baselines.ops import (
     InsightOp,
     MemoryNote,
@@ -31,12 +38,14 @@ from hyperskill_lite.baselines.ops import (
 from hyperskill_lite.baselines.prompts import scripted_reply
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.methods import BASELINES, make_method
+from hyperskill_lite.methods import BASELINES, DESCRIPTIONS, VARIANTS, make_method
 from hyperskill_lite.runner import run_episodes, shuffled
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, MemorySystem
 from hyperskill_lite.world import SimExecutor, SimLLM, latent_of, make_tasks
 
 ENC = HashingEncoder(dim=128, seed=0)
+ALL = BASELINES + VARIANTS  # every baseline test runs on the variants too
+WITHIN_TASK_ONLY = {"memevolve"}  # as shipped it shows nothing at the start of a task
 
 
 def world(profile: str = "gaia", n: int = 12, seed: int = 1):
@@ -206,21 +215,26 @@ def test_registry_has_the_ten_baselines_as_memory_systems():
         "memevolve",
         "plugmem",
     )
-    for name in BASELINES:
+    assert VARIANTS == ("generative-agents", "cheatsheet-cu", "memevolve-longterm")
+    for name in ALL:
         system = make_method(name, SimLLM(), ENC)
         assert isinstance(system, MemorySystem) and system.name == name and system.k == 3
+        assert DESCRIPTIONS[name]
 
 
 @pytest.fixture(scope="module")
 def trained_all():
-    return {name: trained(name) for name in BASELINES}
+    return {name: trained(name) for name in ALL}
 
 
-@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("name", ALL)
 def test_cycle_gives_context_carrying_hidden_metadata(trained_all, name):
     system, tasks, llm, ex = trained_all[name]
     assert sum(system.stats().values()) > 0
     ctxs = [system.begin(t) for t in tasks]
+    if name in WITHIN_TASK_ONLY:
+        assert not any(c.items for c in ctxs) and all(c.during for c in ctxs)
+        return
     assert any(c.items for c in ctxs)
     for c in ctxs:
         assert len(c.retrieved) >= len(c.items)
@@ -238,7 +252,7 @@ def test_cycle_gives_context_carrying_hidden_metadata(trained_all, name):
             )
 
 
-@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("name", ALL)
 def test_every_row_is_stored_under_the_embedding_of_its_own_key(trained_all, name):
     system = trained_all[name][0]
     for store_name in system.STORES:
@@ -250,7 +264,7 @@ def test_every_row_is_stored_under_the_embedding_of_its_own_key(trained_all, nam
             assert store.keys[top] == key
 
 
-@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("name", ALL)
 def test_retrieval_never_rewrites_the_memory(trained_all, tmp_path, name):
     system, tasks = trained_all[name][:2]
     system.save(tmp_path / "a")
@@ -268,7 +282,7 @@ def test_retrieval_never_rewrites_the_memory(trained_all, tmp_path, name):
         assert a == b, f
 
 
-@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("name", ALL)
 def test_save_load_round_trip_gives_the_same_retrieval(trained_all, tmp_path, name):
     system, tasks, llm = trained_all[name][:3]
     system.save(tmp_path / "m")
@@ -284,7 +298,7 @@ def test_save_load_round_trip_gives_the_same_retrieval(trained_all, tmp_path, na
     assert enc.cache_info()["size"] >= n_keys
 
 
-@pytest.mark.parametrize("name", BASELINES)
+@pytest.mark.parametrize("name", ALL)
 def test_stopping_and_resuming_from_a_save_changes_nothing(tmp_path, name):
     tasks, llm, ex = world(n=14, seed=4)
     whole = make_method(name, llm, ENC)
@@ -328,20 +342,24 @@ def test_a_model_without_the_operation_is_a_clear_error():
 @pytest.mark.parametrize("profile", ["gaia", "webwalker", "xbench"])
 def test_forty_episodes_on_every_profile_with_memory_in_later_episodes(tmp_path, profile):
     tasks = shuffled(make_tasks(profile, seed=0), seed=42)[:40]
-    for name in BASELINES:
+    for name in ALL:
         system = make_method(name, SimLLM(seed=0), ENC)
         recs = run_episodes(system, tasks, SimExecutor(seed=0), tmp_path / name, progress=False)
         assert len(recs) == 40 and not any(r["error"] for r in recs)
+        if name in WITHIN_TASK_ONLY:  # learns across tasks, shows it only within one
+            assert all(r["context_tokens"] == 0 for r in recs)
+            assert system.stats() != make_method(name, SimLLM(seed=0), ENC).stats()
+            continue
         with_memory = [r["context_tokens"] > 0 for r in recs[20:]]
         assert sum(with_memory) >= 15, (name, sum(with_memory))
 
 
 def test_with_minilm_keys_hold_and_every_baseline_gives_context(minilm):
     tasks, _, _ = world("xbench", n=10, seed=2)
-    for name in BASELINES:
+    for name in ALL:
         system = make_method(name, SimLLM(seed=2), minilm)
         ctxs, _ = loop(system, tasks, SimExecutor(seed=2))
-        assert any(c.items for c in ctxs[5:]), name
+        assert any(c.items for c in ctxs[5:]) or name in WITHIN_TASK_ONLY, name
         for store_name in system.STORES:
             store = getattr(system, store_name)
             for row in store.rows()[:5]:
@@ -378,13 +396,16 @@ def test_each_provider_stores_what_its_operation_returned():
     memp = make_method("memp", llm, ENC)
     memp.end(ts, es)
     assert memp.procedures.payloads[0]["note"] == llm.build_procedure(ts, es).to_dict()
-    lw = make_method("memevolve", llm, ENC)
-    lw.end(ts, es)
     got = llm.strategic_operational(ts, es)
     want = [(tier, n.content) for tier in ("strategic", "operational") for n in got[tier]]
-    stored = [(lw.longterm.payloads[r]["tier"], lw.longterm.keys[r]) for r in lw.longterm.rows()]
-    assert stored == want
-    gen = make_method("generative", llm, ENC)
+    seeds = [(tier, text) for tier, texts in COLD_START.items() for text in texts]
+    for name, before in (("memevolve-longterm", []), ("memevolve", seeds)):
+        lw = make_method(name, llm, ENC)
+        lw.end(ts, es)
+        rows = lw.longterm.rows()
+        stored = [(lw.longterm.payloads[r]["tier"], lw.longterm.keys[r]) for r in rows]
+        assert stored == before + want, name
+    gen = make_method("generative-agents", llm, ENC)
     gen.end(ts, es)
     assert gen.stream.keys[0] == f"Task: {ts.text}\nOutcome: success\n{es.trajectory}"
     assert gen.stream.payloads[0]["note"]["meta"] == llm.trajectory_meta(ts, es)
@@ -411,6 +432,19 @@ def test_expel_rule_operations_hand_example():
     assert system.rules.payloads[0]["count"] == 4
     assert system.rules.keys[0] == edited.text
     assert np.allclose(system.rules.vector(0), ENC.encode([edited.text])[0])
+
+
+def test_expel_downvote_costs_three_once_the_list_is_full():
+    system = make_method("expel", SimLLM(), ENC)
+    system.max_rules = 2  # full at 2 + 5 = 7 rules
+    notes = [MemoryNote("", f"Rule number {i} about sources.") for i in range(7)]
+    system._apply([InsightOp("ADD", note=n) for n in notes[:6]], [])
+    system._apply([InsightOp("DOWNVOTE", 0)], system._rule_list())  # 6 rules: -1
+    assert sorted(p["count"] for p in system.rules.payloads) == [1, 2, 2, 2, 2, 2]
+    system._apply([InsightOp("ADD", note=notes[6])], [])
+    shown = system._rule_list()  # 7 rules: full
+    system._apply([InsightOp("DOWNVOTE", 0)], shown)  # 2 - 3 < 0: removed
+    assert len(system.rules) == 6 and system.removed_rules == 1
 
 
 def test_expel_cycle_keeps_votes_across_tasks_and_retrieves_successes_only():
@@ -441,7 +475,7 @@ def test_awm_induces_from_successes_only_and_can_show_all():
     assert len(every.begin(tasks[0]).items) == len(every.workflows) > 3
 
 
-def test_generative_retrieval_score_hand_example():
+def test_generative_agents_retrieval_score_hand_example():
     # recency 1, .5, .25; importance 2, 8, 5; relevance .9, .1, .5
     s = retrieval_scores(
         np.array([1.0, 0.5, 0.25]), np.array([2.0, 8.0, 5.0]), np.array([0.9, 0.1, 0.5])
@@ -450,9 +484,9 @@ def test_generative_retrieval_score_hand_example():
     assert s.tolist() == pytest.approx([2.0, 4 / 3, 1.0])
 
 
-def test_generative_importance_accumulates_across_tasks_then_reflects():
+def test_generative_agents_importance_accumulates_across_tasks_then_reflects():
     tasks, llm, ex = world(n=12)
-    system = GenerativeMemory(llm, ENC, reflect_threshold=1000.0)
+    system = GenerativeAgents(llm, ENC, reflect_threshold=1000.0)
     total = 0.0
     for t in tasks[:4]:
         system.end(t, ex.run(t, MemoryContext()))
@@ -499,9 +533,84 @@ def test_dilu_stores_corrected_failures_and_raw_successes():
     assert system.begin(tf).retrieved[0] == "exp0"
 
 
-def test_cheatsheet_is_shown_whole_and_curated_within_budget():
+def test_generative_stores_successes_by_task_and_shows_the_best_scored_of_three():
+    tasks, llm, ex = world(n=30)
+    system = GenerativeMemory(llm, ENC)
+    ctxs, eps = loop(system, tasks, ex)
+    wins = [(t, e) for t, e in zip(tasks, eps) if e.success]
+    assert len(system.cases) == len(wins) < len(tasks)  # AgentSquare keeps successes only
+    assert system.cases.keys == [t.text for t, _ in wins]  # keyed by the task
+    assert system.cases.payloads[0]["note"]["content"].endswith(wins[0][1].trajectory)
+    t = tasks[0]
+    calls = system.llm_calls
+    ctx = system.begin(t)
+    assert system.llm_calls - calls == 3 == ctx.llm_calls  # one score per candidate
+    top = system.cases.topk(ENC.encode([t.text])[0], 3)
+    notes = [MemoryNote.from_dict(system.cases.payloads[r]["note"]) for r, _ in top]
+    scores = [llm.rate_relevance(n, t) for n in notes]
+    want = top[best_case(scores, [s for _, s in top])][0]
+    assert len(ctx.items) == 1 and ctx.retrieved == [f"c{want}"]
+    every = GenerativeMemory(llm, ENC, keep="all")  # EvolveLab keeps every trajectory
+    loop(every, tasks[:10], ex)
+    assert len(every.cases) == 10
+    with pytest.raises(ValueError, match="keep must be one of"):
+        GenerativeMemory(llm, ENC, keep="some")
+
+
+def test_generative_relevance_follows_the_tasks_archetypes():
+    tasks, llm, ex = world(n=12)
+    t = tasks[0]
+    lib = llm.library
+    archs = [a for _, a in llm.plan(t)]
+    own = latent_of_note(llm, lib.archetypes[archs[0]].strategy)
+    other_id = next(
+        i for i in lib.of_kind("strategy") if not set(archs) & set(lib.latents[i].affects)
+    )
+    other = latent_of_note(llm, other_id)
+    assert llm.rate_relevance(own, t) > llm.rate_relevance(other, t)
+
+
+def latent_of_note(llm, latent_id):
+    s = llm.phrase(latent_id, llm.rng("note", latent_id))
+    return MemoryNote(s.name, s.content, meta=s.meta)
+
+
+def test_cheatsheet_rs_synthesises_before_the_task_and_commits_in_end():
     tasks, llm, ex = world(n=20)
-    system = DynamicCheatsheet(llm, ENC, max_entries=4)
+    system = RetrievalSynthesisCheatsheet(llm, ENC, max_entries=5)
+    loop(system, tasks[:12], ex)
+    assert len(system.records) == 12 and system.syntheses == 11  # none before the first record
+    sheet = [n.text for n in system.sheet]
+    t = tasks[12]
+    ctx = system.begin(t)
+    assert [n.text for n in system.sheet] == sheet  # begin leaves the sheet as it was
+    assert 0 < len(ctx.items) <= 5 and ctx.llm_calls == 1
+    assert [r[0] for r in ctx.retrieved[:3]] == ["r"] * 3
+    assert ctx.retrieved[3:] == [f"cs{i}" for i in range(1, len(ctx.items) + 1)]
+    system.end(t, ex.run(t, ctx))
+    assert [n.text for n in system.sheet] == [i.text for i in ctx.items]  # now committed
+    archs = {a for _, a in llm.plan(tasks[13])}
+    ctx = system.begin(tasks[13])
+    lib = llm.library
+    first = ctx.items[0].meta
+    assert archs & {a for i in latent_of(first)["strategies"] + latent_of(first)["errors"]
+                    + latent_of(first)["spurious"] for a in lib.latents[i].affects}
+
+
+def test_cheatsheet_cu_curator_reads_the_outcome_as_the_self_judge_would():
+    tasks, llm, ex = world(n=20)
+    flipped = SimLLM(llm.params.replace(self_judge_flip=1.0), seed=1)
+    honest = SimLLM(llm.params.replace(self_judge_flip=0.0), seed=1)
+    t, ep = first_outcome(tasks, ex, success=True)
+    believed_fail = flipped.curate_cheatsheet([], t, ep)
+    believed_win = honest.curate_cheatsheet([], t, ep)
+    assert all(n.polarity == "failure" for n in believed_fail if not latent_of(n.meta)["spurious"])
+    assert all(n.polarity == "success" for n in believed_win)
+
+
+def test_cheatsheet_cu_is_shown_whole_and_curated_within_budget():
+    tasks, llm, ex = world(n=20)
+    system = CumulativeCheatsheet(llm, ENC, max_entries=4)
     loop(system, tasks, ex)
     assert len(system.entries) == 4 and system.curations == 20
     ctx = system.begin(tasks[0])
@@ -537,7 +646,7 @@ def test_memp_revises_the_retrieved_procedure_in_place_after_a_failure():
 def test_memevolve_counters_persist_and_prune_hand_example():
     assert prune_order([0, 2, 1, 0], [3, 2, 4, 0]) == [1, 2, 0, 3]
     tasks, llm, ex = world(n=30)
-    system = LightweightMemory(llm, ENC, max_per_tier=3, buffer=2)
+    system = LightweightLongTerm(llm, ENC, max_per_tier=3, buffer=2)
     usage = 0
     for t in tasks:
         ctx = system.begin(t)
@@ -553,6 +662,59 @@ def test_memevolve_counters_persist_and_prune_hand_example():
         for r in live
     ]
     assert len(sigs) == len(set(sigs))  # no duplicate within a tier
+
+
+def test_memevolve_as_shipped_notes_facts_within_a_task_every_five_steps():
+    tasks, llm, _ = world(n=3)
+    system = LightweightMemory(llm, ENC)
+    assert system.stats() == {"strategic": 5, "operational": 2}  # the cold-start seeds
+    ctx = system.begin(tasks[0])
+    assert ctx.empty and ctx.text == "" and ctx.during is not None
+    steps = ["Searched the archive.", "The census lists 12,400 people in 1990.",
+             "Found 3 tables.", "Nothing new here.", "Opened page 2.", "Read 7 rows.",
+             "Still reading.", "The 1991 figure is 12,650."]
+    shown = {t: ctx.during(t, s) for t, s in enumerate(steps, 1)}
+    # notes appear at the first step that has any (step 2 = EvolveLab step 3), then only
+    # once 5 more steps have passed (step 7), with every fact noted so far
+    assert [t for t, n in shown.items() if n] == [2, 7]
+    assert shown[2] == "1. The census lists 12,400 people in 1990."
+    assert shown[7].splitlines() == ["1. The census lists 12,400 people in 1990.",
+                                     "2. Found 3 tables.", "3. Opened page 2.", "4. Read 7 rows."]
+    assert system.llm_calls == len(steps)  # one extraction per step
+    small = LightweightMemory(llm, ENC, max_shortterm=2, interval=1)
+    c = small.begin(tasks[1])
+    got = [c.during(t, s) for t, s in enumerate(steps, 1)]
+    assert [n for n in got if n][-1] == "1. Read 7 rows.\n2. The 1991 figure is 12,650."  # oldest dropped
+    fresh = system.begin(tasks[1])  # a new task starts with no notes
+    assert fresh.during(1, "Nothing here.") is None
+
+
+def test_memevolve_notes_reach_the_live_agent_in_later_steps():
+    from hyperskill_lite.agent.loop import AgentExecutor
+    from hyperskill_lite.agent.scripted_server import tool_call
+    from hyperskill_lite.agent.tools import Toolbox
+
+    tasks, _, _ = world(n=1)
+
+    def responder(request):
+        last = request["messages"][-1]["content"] or ""
+        if last.startswith(bp.LIGHTWEIGHT_SHORTTERM.splitlines()[0]):
+            return text(json.dumps({"key_facts": ["The archive lists 12,400 people in 1990."]}))
+        n = sum(1 for m in request["messages"] if m["role"] == "tool")
+        if n < 2:
+            return tool_call("python", {"code": "print(1)"})
+        return text("FINAL ANSWER: 12400")
+
+    with ScriptedServer(responder) as srv:
+        llm = PromptedLLM(srv.base_url, "m", "k", retry_base_delay=0.001)
+        system = make_method("memevolve", llm, ENC)
+        calls = system.llm_calls
+        ctx = system.begin(tasks[0])
+        ep = AgentExecutor(llm, Toolbox(), protocol="tools").run(tasks[0], ctx)
+        agent = [r for r in srv.requests if r.get("tools")]
+    assert ep.answer == "12400" and system.llm_calls - calls == 2  # two steps before the answer
+    assert "Noted so far" not in agent[0]["messages"][1]["content"]
+    assert "12,400 people in 1990" in agent[1]["messages"][1]["content"]  # shown from step 2
 
 
 def test_plugmem_links_knowledge_under_shared_nodes_and_distils_guidance():
@@ -629,12 +791,15 @@ def test_every_baseline_runs_live_against_the_scripted_server():
     tasks, _, ex = world(n=3)
     with ScriptedServer(_responder) as srv:
         llm = PromptedLLM(srv.base_url, "scripted-model", "k", retry_base_delay=0.001)
-        for name in BASELINES:
+        for name in ALL:
             system = make_method(name, llm, ENC)
-            if name == "generative":
+            if name == "generative-agents":
                 system.reflect_threshold = 10.0
             ctxs, _ = loop(system, tasks, ex)
             later = system.begin(tasks[0])
+            if name in WITHIN_TASK_ONLY:  # SimExecutor never steps: call the hook here
+                assert later.during(1, "Step 1: the table lists 12,400 people in 1990.")
+                continue
             assert later.items, name
             assert all(i.meta == {} for i in later.items)  # live notes carry no hidden meta
         assert not srv.errors

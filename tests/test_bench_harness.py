@@ -55,11 +55,11 @@ def naive_copy(mem: HypergraphMemory) -> NaiveStore:
 def test_naive_reference_on_the_worked_example(worked):
     store = naive_copy(worked)
     r = store.retrieve("Q", ["qa", "qb"])
-    # Eq. 2: cos(q_plan, u): u4 1, u2 .6 = u5 .6 (u2 older); E_sub = [e3, e2]
+    # Eq. 4: cos(q_plan, u): u4 1, u2 .6 = u5 .6 (u2 older); E_sub = [e3, e2]
     assert r["subtask_ids"] == ["u4", "u2"] and r["subtask_edge_ids"] == ["e3", "e2"]
-    # Eq. 3: cos(q_task, e): e1 .8, e3 .6; Eq. 4: E* = [e1, e3, e2]
+    # Eq. 5: cos(q_task, e): e1 .8, e3 .6; Eq. 6: E* = [e1, e3, e2]
     assert r["trajectory_edge_ids"] == ["e1", "e3"] and r["edge_ids"] == ["e1", "e3", "e2"]
-    # Eq. 6-7: kappa s1 3, s4 2 (cos .8) before s2 2 (cos 0), s3 1
+    # Eq. 8-9: kappa s1 3, s4 2 (cos .8) before s2 2 (cos 0), s3 1
     assert list(r["kappa"].items()) == [("s1", 3), ("s4", 2), ("s2", 2), ("s3", 1)]
     assert r["skill_ids"] == ["s1", "s4"] and r["context"] == WORKED_CONTEXT
     assert r["retrieved_ids"] == retrieve(worked, "Q", ["qa", "qb"]).retrieved_ids

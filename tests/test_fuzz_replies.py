@@ -594,3 +594,39 @@ def test_injected_text_changes_nothing_the_toolkit_does(tmp_path):
     assert [(s.name, s.content) for s in skills] == [("Careful Check", INJECTION)]
     saved = json.loads((tmp_path / "injection" / "state" / "memory" / "text.json").read_text())
     assert saved["s"]["content"] == [INJECTION]  # stored as inert text in the saved memory
+
+
+def test_a_failed_extraction_still_updates_the_stats_of_what_was_retrieved(tmp_path):
+    """The first two episodes teach the memory; the third's extraction reply is unusable:
+    no hyperedge is added, but the elements its retrieval used still count the episode
+    (nu + 1), and the record says so."""
+    from hyperskill_lite.agent.scripted_server import prompt_aware_responder
+
+    calls = {"extract": 0}
+
+    def responder(request):
+        last = str(request["messages"][-1].get("content") or "")
+        if last.startswith("Extract"):
+            calls["extract"] += 1
+            if calls["extract"] >= 3:  # the third episode: its first ask and its re-ask
+                return text("no JSON here")
+        return prompt_aware_responder(request)
+
+    with ScriptedServer(responder) as srv:
+        llm = _llm(srv)
+        system = make_method("hyperskill", llm, HashingEncoder(dim=64, seed=0))
+        executor = AgentExecutor(llm, Toolbox(python=False), max_steps=3)
+        tasks = _tasks(3)
+        run_episodes(system, tasks[:2], executor, tmp_path / "a", progress=False,
+                     maintain_every=0)
+        used = system.begin(tasks[2]).retrieved
+        nu_before = dict(zip(used, system.memory.retrieval_counts(used).tolist()))
+        system._pending.clear()
+        recs = run_episodes(system, tasks[2:], executor, tmp_path / "b", progress=False,
+                            maintain_every=0)
+    assert used and system.memory.stats()["hyperedges"] == 2  # nothing added
+    after = dict(zip(used, system.memory.retrieval_counts(used).tolist()))
+    assert all(after[i] == nu_before[i] + 1 for i in used)
+    assert recs[0]["error"].startswith("end: extract")
+    assert f"the stats of the {len(used)} retrieved elements were still updated" in recs[0]["error"]
+    system.memory.validate()

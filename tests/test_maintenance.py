@@ -1,5 +1,5 @@
-"""Tests for hyperskill_lite.core.maintenance: W (Eq. 8), propagation (Eq. 9), merge
-candidates (Eq. 10), pruning (Eq. prune), the schedule, TemplateMerger, and a full
+"""Tests for hyperskill_lite.core.maintenance: W (Eq. 12), propagation (Eq. 13), merge
+candidates (Eq. 14), pruning (Eq. 11), the schedule, TemplateMerger, and a full
 maintenance cycle on a real HypergraphMemory with the HashingEncoder."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from hyperskill_lite.core.config import HyperSkillConfig, maintenance_due, maintenance_period
+from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.maintenance import (
     TemplateMerger,
     cooccurrence_matrix,
@@ -29,7 +30,7 @@ from hyperskill_lite.types import Skill
 
 
 def naive_w(edges: list[tuple[list[int], int]], gamma: list[float], n_s: int) -> np.ndarray:
-    """Eq. 8 by loops: edges are (skill indices, |V_e|)."""
+    """Eq. 12 by loops: edges are (skill indices, |V_e|)."""
     W = [[0.0] * n_s for _ in range(n_s)]
     for skills, size in edges:
         for i in skills:
@@ -43,7 +44,7 @@ def naive_w(edges: list[tuple[list[int], int]], gamma: list[float], n_s: int) ->
 
 
 def dense_propagate(W: np.ndarray, Z: np.ndarray, alpha: float, L: int) -> np.ndarray:
-    """Eq. 9 with S formed densely."""
+    """Eq. 13 with S formed densely."""
     n = W.shape[0]
     A = W + np.eye(n)
     d = A.sum(axis=1)
@@ -93,7 +94,7 @@ def random_hypergraph(rng: np.random.Generator, n_s: int, n_e: int):
 
 
 # ---------------------------------------------------------------------------------------
-# Eq. 8: W
+# Eq. 12: W
 # ---------------------------------------------------------------------------------------
 
 # Hand-worked example: 3 skills, 3 hyperedges
@@ -165,7 +166,7 @@ def test_w_bad_input(sizes, gamma, match):
 
 
 # ---------------------------------------------------------------------------------------
-# Eq. 9: propagation
+# Eq. 13: propagation
 # ---------------------------------------------------------------------------------------
 
 
@@ -222,7 +223,7 @@ def test_propagate_bad_input(W, Z, kw, match):
 
 
 # ---------------------------------------------------------------------------------------
-# Eq. 10: merge candidates
+# Eq. 14: merge candidates
 # ---------------------------------------------------------------------------------------
 
 
@@ -298,7 +299,7 @@ def test_pipeline_never_allocates_dense_n_by_n():
 
 
 # ---------------------------------------------------------------------------------------
-# Eq. prune: selection on arrays
+# Eq. 11: selection on arrays
 # ---------------------------------------------------------------------------------------
 
 
@@ -355,10 +356,33 @@ def test_schedule_matches_config_and_paper():
         for ratio in (0.0, 0.05, 0.1, 0.2, 1.0):
             cfg = HyperSkillConfig(maintain_ratio=ratio)
             assert maintenance_period(n, ratio) == cfg.maintain_every(n)
-            assert maintenance_period(n, ratio) == max(1, math.ceil(ratio * n))
+            want = 0 if ratio == 0.0 else max(1, math.ceil(ratio * n))  # 0: never
+            assert maintenance_period(n, ratio) == want
+            assert any(maintenance_due(i, n, ratio) for i in range(n)) == (ratio > 0)
     # GAIA validation has 165 tasks: every 17 tasks, after tasks 17, 34, ... (1-based)
     due = [i for i in range(165) if maintenance_due(i, 165)]
     assert due[:3] == [16, 33, 50] and len(due) == 9
+
+
+def test_maintain_ratio_zero_runs_no_maintenance_and_k_zero_is_applied(tmp_path):
+    from hyperskill_lite.cli import _config, build_parser
+    from hyperskill_lite.methods import make_method
+    from hyperskill_lite.runner import run_episodes
+    from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
+
+    tasks = make_tasks("xbench", seed=0)[:12]
+    cfg = HyperSkillConfig(maintain_ratio=0.0)
+    system = make_method("hyperskill", SimLLM(seed=0), HashingEncoder(dim=32), cfg)
+    recs = run_episodes(system, tasks, SimExecutor(seed=0), tmp_path / "r", progress=False,
+                        maintain_every=cfg.maintain_every(len(tasks)))
+    assert len(recs) == 12 and not any(r.get("maintenance") for r in recs)
+    with pytest.raises(ValueError, match="maintain_every must be >= 0"):
+        run_episodes(system, tasks, SimExecutor(seed=0), tmp_path / "s", progress=False,
+                     maintain_every=-1)
+    args = build_parser().parse_args(["run", "--out", str(tmp_path), "--k", "0"])
+    assert (_config(args).k_u, _config(args).k_e, _config(args).k_s) == (0, 0, 0)
+    unset = build_parser().parse_args(["run", "--out", str(tmp_path)])
+    assert _config(unset).k_s == HyperSkillConfig().k_s
 
 
 def test_schedule_bad_input():

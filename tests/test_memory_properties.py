@@ -218,7 +218,7 @@ def test_the_eager_configuration_really_prunes_and_merges():
 
 def test_duplicate_texts_retrieve_the_same_after_a_reload(tmp_path):
     """Minimal case found by the property test: two subtask nodes with the same text
-    (u3, u6) tie for the second place of R_u (Eq. 2) after pruning left tombstones; the
+    (u3, u6) tie for the second place of R_u (Eq. 4) after pruning left tombstones; the
     tie is broken by creation order (retrieval.SCORE_DECIMALS), not by memory layout."""
     mem = HypergraphMemory(HashingEncoder(dim=16, seed=0), CONFIGS["fraction"])
     T, S = TASKS[0], STEPS

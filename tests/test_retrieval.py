@@ -1,4 +1,4 @@
-"""Dual-path retrieval (Eq. 2-7): the worked example by hand (R_u with a tie, E_sub,
+"""Dual-path retrieval (Eq. 4-9): the worked example by hand (R_u with a tie, E_sub,
 E_traj, E*, kappa, S_q with a kappa tie broken by similarity, the context, explain),
 the ablation modes, helpers, bad input, and random memories against a pure-Python
 reference."""
@@ -17,12 +17,12 @@ from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_coun
 from hyperskill_lite.types import Skill
 
 # Worked example (tests/conftest.py): q_task = [1,0,0,0], q_plan = [0,0,1,0].
-# Eq. 2: cos(q_plan, u) = u1 0, u2 .6, u3 0, u4 1, u5 .6 -> R_u = [u4, u2] (u5 ties
+# Eq. 4: cos(q_plan, u) = u1 0, u2 .6, u3 0, u4 1, u5 .6 -> R_u = [u4, u2] (u5 ties
 #        u2 at .6 and loses on creation order); E_sub = [e3 (via u4), e2 (via u2)]
-# Eq. 3: cos(q_task, e) = e1 .8, e2 0, e3 .6, e4 0 -> E_traj = [e1, e3]
-# Eq. 4: E* = [e1, e3, e2]
-# Eq. 6: kappa s1 = 3 (e1 e2 e3), s2 = 2 (e1 e2), s3 = 1 (e1), s4 = 2 (e2 e3)
-# Eq. 7: cos(q_task, s) = s1 .6, s2 0, s3 1, s4 .8; s4 and s2 tie on kappa = 2 and s4
+# Eq. 5: cos(q_task, e) = e1 .8, e2 0, e3 .6, e4 0 -> E_traj = [e1, e3]
+# Eq. 6: E* = [e1, e3, e2]
+# Eq. 8: kappa s1 = 3 (e1 e2 e3), s2 = 2 (e1 e2), s3 = 1 (e1), s4 = 2 (e2 e3)
+# Eq. 9: cos(q_task, s) = s1 .6, s2 0, s3 1, s4 .8; s4 and s2 tie on kappa = 2 and s4
 #        wins on cosine (though s2 is older): ranking s1, s4, s2, s3; S_q(k_s=2) = [s1, s4]
 
 CONTEXT = """## Past Experience
@@ -80,10 +80,10 @@ def test_worked_explain(worked):
     assert text.splitlines() == [
         "Retrieval [full] for task: 'Q'",
         "Plan P_0: qa | qb",
-        "Subtask path (Eq. 2): R_u = [u4 (1.000), u2 (0.600)] -> E_sub = [e3, e2]",
-        "Trajectory path (Eq. 3): E_traj = [e1 (0.800), e3 (0.600)]",
-        "E* (Eq. 4) = [e1, e3, e2]",
-        "S_q (Eq. 7): top-2 of 4 candidates by kappa, then cosine to the task",
+        "Subtask path (Eq. 4): R_u = [u4 (1.000), u2 (0.600)] -> E_sub = [e3, e2]",
+        "Trajectory path (Eq. 5): E_traj = [e1 (0.800), e3 (0.600)]",
+        "E* (Eq. 6) = [e1, e3, e2]",
+        "S_q (Eq. 9): top-2 of 4 candidates by kappa, then cosine to the task",
         "  1. s1 'Official Source First' [success]: cos=0.600, kappa=3, "
         "via e1 (trajectory), e2 (subtask), e3 (subtask+trajectory)",
         "  2. s4 'Unit Mixup' [failure]: cos=0.800, kappa=2, via e2 (subtask), e3 (subtask+trajectory)",
@@ -213,7 +213,7 @@ def test_retrieval_defaults():
 
 
 def reference(mem, enc, task, plan, mode, k_u, k_e, k_s):
-    """Eq. 2-7 by the letter, with dicts and sorted(), from the public API only."""
+    """Eq. 4-9 by the letter, with dicts and sorted(), from the public API only."""
 
     def dot(a, b):
         return sum(float(x) * float(y) for x, y in zip(a, b))

@@ -1,4 +1,4 @@
-"""Eq. 1 (utility gamma): a hand-worked example, the edge cases the paper leaves open,
+"""Eq. 3 (utility gamma): a hand-worked example, the edge cases the paper leaves open,
 and the vectorised function against a pure-Python reference."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 `PromptedLLM` implements `MemoryLLM` (types.py) with the paper's prompts (prompts.py)
 against vLLM's OpenAI server or a hosted API: ``decompose`` (P_0 = LLM-Decompose(d_q),
-the subtask path of Eq. 2), ``extract`` (skills or mistakes and the lesson l_e for a new
-hyperedge), ``merge`` (LLM-Merge of an Eq. 10 candidate pair) and ``judge`` (our
+the subtask path of Eq. 4), ``extract`` (skills or mistakes and the lesson l_e for a new
+hyperedge), ``merge`` (LLM-Merge of an Eq. 14 candidate pair) and ``judge`` (our
 self-judge, no gold answer). Around every call it adds what a live run needs:
 
 - configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
@@ -611,7 +611,7 @@ class PromptedLLM:
         return {"webwalker": "webwalkerqa"}.get(b, b) if b in (*BENCHMARKS, "webwalker") else "gaia"
 
     def decompose(self, task: Task) -> list[str]:
-        """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 2)."""
+        """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 4)."""
         return self.chat_json(
             "decompose",
             decomposition_prompt(task.text, self._benchmark_for(task)),
@@ -633,7 +633,7 @@ class PromptedLLM:
         )
 
     def merge(self, a: Skill, b: Skill) -> Skill:
-        """LLM-Merge of an Eq. 10 candidate pair into one higher-order skill or mistake."""
+        """LLM-Merge of an Eq. 14 candidate pair into one higher-order skill or mistake."""
         if a.polarity != b.polarity:
             raise ValueError(
                 f"merge needs two items of one polarity, got {a.polarity!r} and {b.polarity!r}"

@@ -1,6 +1,6 @@
 """AgentExecutor: the live agent, a tool-calling loop over an OpenAI-compatible model.
 
-One task is run as a loop of steps (Eq. act): at step t the model sees the system
+One task is run as a loop of steps (Eq. 10): at step t the model sees the system
 message (instructions and the memory context m = (S_q, L_q), injected once, at the
 start), the task, and only the last w = 3 steps (``hist_{t-w:t-1}``; older steps are
 dropped from the messages), then either calls tools or gives the final answer. Two
@@ -108,7 +108,7 @@ class AgentExecutor:
     max_steps
         Model calls per task; the last one is told to answer.
     window
-        w, the number of recent steps kept in the messages (Eq. act; 3 in the paper).
+        w, the number of recent steps kept in the messages (Eq. 10; 3 in the paper).
     protocol
         "auto", "tools" or "json" (see the module docstring).
     max_observation_chars
@@ -177,12 +177,14 @@ class AgentExecutor:
         answer: str | None = None
         error: str | None = None
         stopped = "max_steps"
+        notes = ""  # the latest within-episode memory note (context.during)
+        memory_errors: list[str] = []
         t = 0
         while t < self.max_steps:
             t += 1
             last = t == self.max_steps
             try:
-                reply = self._ask(task, context, steps, protocol, last)
+                reply = self._ask(task, context, steps, protocol, last, notes)
             except LLMRequestError as e:
                 if (
                     protocol == "tools"
@@ -203,7 +205,8 @@ class AgentExecutor:
                 answer, step = self._act(reply, protocol, t)
             except _Malformed as bad:
                 try:
-                    reply = self._reask(task, context, steps, protocol, last, reply, str(bad))
+                    reply = self._reask(task, context, steps, protocol, last, reply, str(bad),
+                                        notes)
                     answer, step = self._act(reply, protocol, t)
                 except _Malformed as e:
                     error = f"LLMResponseError: agent: step {t}: reply still malformed after a re-ask: {e}"
@@ -216,6 +219,14 @@ class AgentExecutor:
             if answer is not None:
                 stopped = "answer"
                 break
+            if context.during is not None:  # within-episode memory (types.MemoryContext)
+                try:
+                    note = context.during(t, step.text)
+                except (LLMError, ValueError) as e:  # the memory's trouble, not the agent's
+                    memory_errors.append(f"step {t}: {type(e).__name__}: {e}")
+                    note = None
+                if note:
+                    notes = note
         used = self.llm.usage.since(start)
         n_calls = sum(len(s.tool_calls) for s in steps)
         trajectory = "\n\n".join(s.text for s in steps)
@@ -242,22 +253,26 @@ class AgentExecutor:
                 "protocol": protocol,
                 "stopped": stopped,
                 "tools_used": [n for s in steps for n in s.tool_calls],
+                **({"memory_errors": memory_errors} if memory_errors else {}),
             },
         )
 
     # -- messages ----------------------------------------------------------------
     def _messages(
-        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool
+        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool,
+        notes: str = "",
     ) -> list[dict[str, Any]]:
         system = agent_system_prompt(
             context.text, self.tools.schemas(), json_protocol=protocol == "json"
         )
         user = f"Task: {task.text}"
+        if notes:  # within-episode memory, shown until a newer note replaces it
+            user += f"\n\n## Noted so far in this task\n{notes}"
         dropped = max(0, len(steps) - self.window)
         if dropped:
             user += f"\n\n(Steps 1-{dropped} are no longer shown; the most recent steps follow.)"
         msgs = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        for s in steps[dropped:]:  # the sliding window hist_{t-w:t-1} (Eq. act)
+        for s in steps[dropped:]:  # the sliding window hist_{t-w:t-1} (Eq. 10)
             msgs.extend(s.messages)
         if last:
             msgs.append(
@@ -274,9 +289,10 @@ class AgentExecutor:
         return [*self.tools.schemas(), FINAL_ANSWER_TOOL]
 
     def _ask(
-        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool
+        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool,
+        notes: str = "",
     ) -> ChatReply:
-        msgs = self._messages(task, context, steps, protocol, last)
+        msgs = self._messages(task, context, steps, protocol, last, notes)
         if protocol == "tools":
             return self.llm.chat(msgs, self._tool_schemas(), op="agent")
         return self.llm.chat(msgs, op="agent", **self._action_format())
@@ -296,8 +312,9 @@ class AgentExecutor:
         last: bool,
         bad: ChatReply,
         problem: str,
+        notes: str = "",
     ) -> ChatReply:
-        msgs = self._messages(task, context, steps, protocol, last)
+        msgs = self._messages(task, context, steps, protocol, last, notes)
         msgs += [
             {"role": "assistant", "content": bad.content},
             {"role": "user", "content": fill(REASK, error=problem)},

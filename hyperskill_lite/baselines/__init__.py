@@ -1,7 +1,10 @@
 """The ten baseline memory systems of the paper's Table 1, and No Memory.
 
 One module per system (reasoningbank, expel, awm, generative, voyager, dilu, cheatsheet,
-memp, memevolve, plugmem, no_memory), each a `MemorySystem` with retrieval count 3 and
+memp, memevolve, plugmem, no_memory; and three variants kept for comparison,
+generative_agents (Park et al.), cheatsheet_cu (DC-Cu) and memevolve's long-term part),
+each a `MemorySystem` with
+retrieval count 3 and
 the shared encoder (Appendix A), plus what they share: `base.py` (the base class, save /
 load, context rendering), `store.py` (a growable embedding store), `ops.py` (their model
 operations: the note records, reply checks and the prompted implementation) and
@@ -13,11 +16,13 @@ import: `world/`, `bench/`, `plots/`, or the top-level runner, registry and CLI.
 """
 
 from hyperskill_lite.baselines.awm import AgentWorkflowMemory
-from hyperskill_lite.baselines.cheatsheet import DynamicCheatsheet
+from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
+from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
 from hyperskill_lite.baselines.dilu import DiLu
 from hyperskill_lite.baselines.expel import ExpeL
 from hyperskill_lite.baselines.generative import GenerativeMemory
-from hyperskill_lite.baselines.memevolve import LightweightMemory
+from hyperskill_lite.baselines.generative_agents import GenerativeAgents
+from hyperskill_lite.baselines.memevolve import LightweightLongTerm, LightweightMemory
 from hyperskill_lite.baselines.memp import MemP
 from hyperskill_lite.baselines.no_memory import NoMemory
 from hyperskill_lite.baselines.plugmem import PlugMem
@@ -26,14 +31,17 @@ from hyperskill_lite.baselines.voyager import Voyager
 
 __all__ = [
     "AgentWorkflowMemory",
-    "DynamicCheatsheet",
+    "CumulativeCheatsheet",
     "DiLu",
     "ExpeL",
+    "GenerativeAgents",
     "GenerativeMemory",
+    "LightweightLongTerm",
     "LightweightMemory",
     "MemP",
     "NoMemory",
     "PlugMem",
     "ReasoningBank",
+    "RetrievalSynthesisCheatsheet",
     "Voyager",
 ]

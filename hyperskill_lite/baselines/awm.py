@@ -13,6 +13,20 @@ Simplified here: AWM puts every workflow in the prompt; with the HyperSkill pape
 shared setup the top-k = 3 workflows by cosine between phi(task) and phi("name:
 description") are shown (`k=None` restores all-in-prompt). The success label is the
 runner's learning judge (the paper's online AWM uses an LLM evaluator).
+
+=============  ===========================  ===========================  ===================
+               AWM                          EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         1-2 workflows induced from   a workflow induced from a    1-2 workflows from a
+               a success                    correct trajectory           judged success
+retrieves (k)  every workflow in the        top_k = 1 by cosine          top k = 3 by cosine
+               prompt                                                    (``k=None``: all)
+updates        addition                     addition                     addition (no
+                                                                         duplicates)
+=============  ===========================  ===========================  ===================
+
+EvolveLab column: read in bingreeky/MemEvolve,
+Flash-Searcher-main/EvolveLab/providers/agent_workflow_memory_provider.py and config.py.
 """
 
 from __future__ import annotations

@@ -1,21 +1,41 @@
-"""Cheatsheet: Dynamic Cheatsheet, cumulative variant (DC-Cu).
+"""Cheatsheet: Dynamic Cheatsheet with retrieval and synthesis (DC-RS), as EvolveLab runs it.
 
 Mechanism (Suzgun et al., "Dynamic Cheatsheet: Test-Time Learning with Adaptive
-Memory", 2025):
+Memory", 2025, the DC-RS variant; read as the HyperSkill paper ran it, in EvolveLab:
+bingreeky/MemEvolve, Flash-Searcher-main/EvolveLab/providers/dynamic_cheatsheet_provider.py
+and EvolveLab/config.py):
 
-- memory: one evolving cheatsheet of reusable strategies, pitfalls and shortcuts, each
-  entry with a usage count;
-- retrieve: the whole cheatsheet is given to the model with every task (no search);
-- update: after each task a curator model rewrites the whole cheatsheet from the
-  previous one, the task and the model's attempt: it keeps valid entries, counts the
-  ones that were used, adds new insights, merges duplicates and drops wrong entries,
-  within a size budget.
+- store: every finished task as a record (the task and its trajectory), keyed by the task;
+  one global cheatsheet besides;
+- retrieve: *before* the task, the most similar past records (cosine between the tasks)
+  are retrieved, and a curator model synthesises a new cheatsheet for the current task
+  from the previous cheatsheet and those records (no outcome label of the current task:
+  it has not run yet); the agent reads the new cheatsheet;
+- update: the synthesised cheatsheet replaces the global one; the finished task is
+  added as a record.
 
-DC-Cu, not DC-RS: DC-RS retrieves similar past inputs and has the curator rewrite the
-cheatsheet *before* answering, i.e. retrieval would rewrite the memory; DC-Cu curates
-after the task, so `begin` only reads. Simplified here: the size budget is at most 15
-entries (DC bounds the cheatsheet by the curator's output length); the attempt the
-curator sees is the episode's trajectory and outcome.
+=============  ===========================  ===========================  ===================
+               Dynamic Cheatsheet (DC-RS)   EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         past inputs and outputs,     a model summary (with its    the task and its
+               one cheatsheet               correctness) of every        trajectory, one
+                                            trajectory, one cheatsheet   cheatsheet
+retrieves (k)  top-k similar inputs, then   top 1 similar record, then   top k = 3 similar
+               the curator rewrites the     the curator rewrites the     records (EvolveLab:
+               cheatsheet                   cheatsheet (< 200 words)     ``k=1``), then the
+                                                                         curator rewrites
+                                                                         (<= 8 entries)
+updates        cheatsheet before each task  cheatsheet before each task  cheatsheet committed
+                                                                         in `end`
+=============  ===========================  ===========================  ===================
+
+Where this differs, and why: the new cheatsheet is synthesised in `begin` (a model call,
+counted) but replaces the global one only in `end`, so a retrieval never rewrites the
+memory and an abandoned `begin` leaves no trace (the rule of base.py); in a sequential
+run this is the same as EvolveLab's immediate write. The stored record is the trajectory
+itself, not EvolveLab's model summary (one model call per task fewer). The 200-word limit
+becomes at most 8 entries. The cumulative variant (DC-Cu, whole cheatsheet curated after
+each task) is ``cheatsheet-cu`` (cheatsheet_cu.py).
 """
 
 from __future__ import annotations
@@ -26,65 +46,67 @@ from hyperskill_lite.baselines.base import BaselineMemory, note_item
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["DynamicCheatsheet"]
+__all__ = ["RetrievalSynthesisCheatsheet"]
 
 
-class DynamicCheatsheet(BaselineMemory):
-    """DC-Cu on the runner's interface (module docstring). `entries` is the cheatsheet
-    (notes with counts), `ids` their stable ids (an entry the curator keeps with the same
-    text keeps its id)."""
+class RetrievalSynthesisCheatsheet(BaselineMemory):
+    """DC-RS on the runner's interface (module docstring). `records` rows: key = the task
+    text; payload ``{"note", "task_id"}``. `sheet` is the global cheatsheet; the one
+    synthesised for a task waits in `_pending` until its `end`. A context's `retrieved`
+    lists the similar records (``r<row>``), then the new sheet's entries by position
+    (``cs1``, ``cs2``, ...)."""
 
     name = "cheatsheet"
     SECTIONS = (("cheatsheet", "## Cheatsheet"),)
-    STORES = ()
+    STORES = ("records",)
 
-    def __init__(self, llm: Any, encoder: Any = None, k: int = 3, max_entries: int = 15) -> None:
+    def __init__(self, llm: Any, encoder: Any = None, k: int = 3, max_entries: int = 8) -> None:
         super().__init__(llm, encoder, k)
         if max_entries < 1:
             raise ValueError(f"cheatsheet: max_entries must be >= 1, got {max_entries}")
         self.max_entries = int(max_entries)
-        self.entries: list[MemoryNote] = []
-        self.ids: list[str] = []
-        self._next_id = 1
-        self.curations = 0
+        self.records = self._new_store()
+        self.sheet: list[MemoryNote] = []
+        self.syntheses = 0
 
     def begin(self, task: Task) -> MemoryContext:
-        if not self.entries:
+        if not len(self.records):
             return MemoryContext()
-        items = [note_item("cheatsheet", n, f"{n.text} (count: {n.count})") for n in self.entries]
-        return self._context(items, list(self.ids))
+        top = self.records.topk(self._vec(task.text), self.k)
+        similar = [MemoryNote.from_dict(self.records.payloads[r]["note"]) for r, _ in top]
+        new = list(
+            self._op("synthesize_cheatsheet", list(self.sheet), similar, task, self.max_entries)
+        )[: self.max_entries]
+        self._pending[task.id] = new
+        items = [note_item("cheatsheet", n) for n in new]
+        retrieved = [f"r{r}" for r, _ in top] + [f"cs{i}" for i in range(1, len(new) + 1)]
+        return self._context(items, retrieved, llm_calls=1)
 
     def end(self, task: Task, episode: Episode) -> None:
-        new = list(
-            self._op("curate_cheatsheet", list(self.entries), task, episode, self.max_entries)
-        )[: self.max_entries]
-        old = {n.text: i for i, n in zip(self.ids, self.entries)}
-        ids = []
-        for n in new:
-            if n.text in old and old[n.text] not in ids:
-                ids.append(old[n.text])
-            else:
-                ids.append(f"cs{self._next_id}")
-                self._next_id += 1
-        self.entries, self.ids = new, ids
-        self.curations += 1
+        if task.id in self._pending:
+            self.sheet = self._pending.pop(task.id)
+            self.syntheses += 1
         self.t += 1
+        outcome = "success" if episode.success else "failure"
+        note = MemoryNote(
+            "",
+            f"Task: {task.text}\nOutcome: {outcome}\n{episode.trajectory}",
+            polarity=outcome,
+            meta=self._meta_of(task, episode),
+        )
+        self.records.add(task.text, self._vec(task.text), {"note": note.to_dict(), "task_id": task.id})
 
     def stats(self) -> dict[str, int]:
-        return {"entries": len(self.entries)}
+        return {"records": len(self.records), "entries": len(self.sheet)}
 
     def _state(self) -> dict[str, Any]:
         return {
-            "entries": [n.to_dict() for n in self.entries],
-            "ids": self.ids,
-            "next_id": self._next_id,
-            "curations": self.curations,
+            "sheet": [n.to_dict() for n in self.sheet],
+            "syntheses": self.syntheses,
             "max_entries": self.max_entries,
         }
 
     def _load_state(self, state: dict[str, Any]) -> None:
-        self.entries = [MemoryNote.from_dict(d) for d in state["entries"]]
-        self.ids = list(state["ids"])
-        self._next_id = int(state["next_id"])
-        self.curations = int(state["curations"])
+        self.sheet = [MemoryNote.from_dict(d) for d in state["sheet"]]
+        self.syntheses = int(state["syntheses"])
         self.max_entries = int(state["max_entries"])

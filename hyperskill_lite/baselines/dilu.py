@@ -14,6 +14,23 @@ Large Language Models", ICLR 2024):
 Simplified here: a scenario is the task text and the decision record is the episode's
 trajectory (the agent's steps and answer); a corrected experience is that trajectory
 followed by the reflection; k = 3 few-shot experiences (the shared setup).
+
+=============  ===========================  ===========================  ===================
+               DiLu                         EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         scenario + reasoning;        a model summary (with its    the trajectory;
+               failures corrected by        correctness) of every        failures followed by
+               reflection                   trajectory, keyed by task    their correction
+retrieves (k)  top-k few-shot experiences   top 1 (k = 1 in code)        top k = 3
+updates        addition                     addition                     addition
+=============  ===========================  ===========================  ===================
+
+EvolveLab column: read in bingreeky/MemEvolve,
+Flash-Searcher-main/EvolveLab/providers/dilu_memory_provider.py and config.py.
+
+A corrected experience keeps the failed trajectory followed by its correction (DiLu
+stores the corrected reasoning in its place): the agent sees what went wrong next to
+the fix.
 """
 
 from __future__ import annotations

@@ -11,12 +11,34 @@ Mechanism (Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", AAAI 2024
 - retrieve: insights plus the top-k successful trajectories of the most similar tasks
   (phi(task) against the pool keys) as in-context examples.
 
+Closed here: ExpeL's full-list rule (LeapLabTHU/ExpeL, agent/expel.py `update_rules` and
+`create_rules`, configs/agent/expel.yaml): with ``max_num_rules`` 20, a DOWNVOTE (their
+REMOVE) costs 3 instead of 1 once the list holds 20 + 5 rules (`max_rules`).
+
+=============  ===========================  ===========================  ===================
+               ExpeL                        EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         successes and failures       insights and success         every episode; a
+               (Reflexion retries); a rule  trajectories                 rule list with
+               list with importance counts                               importance counts
+retrieves (k)  the whole rule list; top-k   top 3 insights and top 3     top 3 rules by
+               successful trajectories by   successes (hybrid text +     cosine (``insights_
+               task similarity              semantic search)             k=None``: all) and
+                                                                         top 3 successes
+updates        ADD +2, EDIT +1, AGREE +1,   (offline extraction)         ADD / EDIT / UPVOTE
+               REMOVE -1 (-3 when full),                                 / DOWNVOTE after
+               removed at 0; offline                                     every episode
+=============  ===========================  ===========================  ===================
+
 Simplified here: ExpeL gathers experience with Reflexion retries and extracts insights
-offline in batches; this online version runs one insight-extraction call after every
-episode, comparing it with the most similar stored experience of the opposite outcome
-(if any). ExpeL puts the whole rule list in the prompt; with the shared setup (retrieval
-count 3, as the MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules
-by cosine to the task are shown (`insights_k=None` shows all, by importance).
+offline in batches: failure-vs-success pairs of the same task, and successes compared
+with one another in chunks of 8 (``success_critique_num``, `success_critique`). This
+online version runs one insight-extraction call after every episode, comparing it with
+the most similar stored experience of the opposite outcome (if any; a success meets a
+failure, never another success, so there is no success-vs-success critique). ExpeL puts
+the whole rule list in the prompt; with the shared setup (retrieval count 3, as the
+MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules by cosine to
+the task are shown (`insights_k=None` shows all, by importance).
 """
 
 from __future__ import annotations
@@ -46,12 +68,17 @@ class ExpeL(BaselineMemory):
     STORES = ("pool", "rules")
 
     def __init__(
-        self, llm: Any, encoder: Any = None, k: int = 3, insights_k: int | None = 3
+        self, llm: Any, encoder: Any = None, k: int = 3, insights_k: int | None = 3,
+        max_rules: int = 20,
     ) -> None:
         super().__init__(llm, encoder, k)
         if insights_k is not None and insights_k < 1:
             raise ValueError(f"expel: insights_k must be >= 1 or None, got {insights_k}")
+        if max_rules < 1:
+            raise ValueError(f"expel: max_rules must be >= 1, got {max_rules}")
         self.insights_k = insights_k
+        self.max_rules = int(max_rules)
+        """ExpeL's ``max_num_rules``: a DOWNVOTE costs 3 once the list holds max_rules + 5."""
         self.pool = self._new_store()
         self.rules = self._new_store()
         self.removed_rules = 0
@@ -133,7 +160,7 @@ class ExpeL(BaselineMemory):
                 cur.count += 1
                 self.rules.update(row, cur.to_dict())
             elif op.op == "DOWNVOTE":
-                cur.count -= 1
+                cur.count -= 3 if len(self.rules) >= self.max_rules + 5 else 1  # full list
                 if cur.count <= 0:
                     self.rules.remove(row)
                     self.removed_rules += 1
@@ -145,8 +172,10 @@ class ExpeL(BaselineMemory):
         return {"experiences": len(self.pool), "successes": succ, "insights": len(self.rules)}
 
     def _state(self) -> dict[str, Any]:
-        return {"removed_rules": self.removed_rules, "insights_k": self.insights_k}
+        return {"removed_rules": self.removed_rules, "insights_k": self.insights_k,
+                "max_rules": self.max_rules}
 
     def _load_state(self, state: dict[str, Any]) -> None:
         self.removed_rules = int(state["removed_rules"])
         self.insights_k = state["insights_k"]
+        self.max_rules = int(state.get("max_rules", 20))  # saved before it was recorded

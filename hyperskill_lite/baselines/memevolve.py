@@ -1,4 +1,4 @@
-"""MemEvolve: the evolved "Lightweight" memory architecture MemEvolve reports.
+"""MemEvolve: the evolved "Lightweight" memory, as EvolveLab ships it and its long-term part.
 
 MemEvolve (Zhang et al., "MemEvolve: Meta-Evolution of Agent Memory Systems", arXiv
 2512.18746) is a framework that evolves memory architectures (encode, store, retrieve,
@@ -23,6 +23,48 @@ with the shared setup the top-k = 3 memories by cosine between phi(task) and the
 are shown as they are, and pruning uses Lightweight's score rule (its fallback) instead
 of asking the model which memories to drop. Its short-term, within-task memory (key
 facts every 3 steps) has no place in a context assembled once per task and is left out.
+
+=============  ===========================  ===========================  ===================
+               MemEvolve (Lightweight)      EvolveLab as shipped         here
+=============  ===========================  ===========================  ===================
+stores         strategic / operational      the same, plus cold-start    strategic /
+               learnings from successes;    seeds; short-term key facts  operational
+               short-term facts per task    within each task             learnings only
+retrieves (k)  long-term at the start,      long-term provision off      top k = 3 long-term
+               short-term every N steps     (``enable_longterm_          memories at the
+                                            provision`` False); short-   start
+                                            term every 5 steps
+updates        usage / success counts,      the same                     the same
+               prune 50 -> 30
+=============  ===========================  ===========================  ===================
+
+EvolveLab column: read in bingreeky/MemEvolve,
+Flash-Searcher-main/EvolveLab/providers/lightweight_memory_provider.py and config.py.
+Two registered systems:
+
+- ``memevolve`` (`LightweightMemory`): the configuration EvolveLab ships. The long-term
+  tiers are built as below (with the cold-start seeds) but never shown; during a task,
+  after every step the model notes up to 3 key facts of that step (short-term memory, at
+  most 15 per task, oldest dropped first), and the notes are shown every 5 steps (the
+  first time as soon as there are any). The notes reach the agent through the context's
+  within-episode hook (`MemoryContext.during`), which the live agent loop calls; SkillWorld
+  draws an episode whole and never calls it, so in SkillWorld this system gives the agent
+  nothing: as shipped, Lightweight carries nothing from one task to the next.
+- ``memevolve-longterm`` (`LightweightLongTerm`): the long-term part shown at the start of
+  each task (top k = 3 by cosine), EvolveLab's ``enable_longterm_provision=True``.
+
+Simplified here (short-term): EvolveLab asks the model to pick which notes to keep when
+there are more than 15 and falls back to dropping the oldest; here the oldest are dropped;
+its per-step summary of earlier steps is not kept (the prompt shows the notes so far).
+
+Cold-start seeds (`COLD_START`, our words for the roles of EvolveLab's seven): strategic:
+act rather than over-plan; read instructions and output formats literally; track units
+through a calculation; follow an explicit directive over a meta-reading of it; label a
+best-supported answer when no first-hand source exists. Operational: extract values with
+their units, date and conditions; for several sources, go to the exact source, copy the
+value, write the formula with units and format only at the end. ``memevolve`` starts with
+them (usage and success counts 0, so they are the first pruned); ``memevolve-longterm``
+starts empty, as this module's long-term system always has.
 """
 
 from __future__ import annotations
@@ -34,9 +76,31 @@ from hyperskill_lite.baselines.base import BaselineMemory, note_item
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["LightweightMemory", "signature", "prune_order"]
+__all__ = ["LightweightMemory", "LightweightLongTerm", "signature", "prune_order", "COLD_START"]
 
 TIERS = ("strategic", "operational")
+
+COLD_START: dict[str, tuple[str, ...]] = {
+    "strategic": (
+        "Act on the task with concrete steps instead of planning at length before the first "
+        "search.",
+        "Read the instructions literally, including the required output format: units, "
+        "separators and capitalisation.",
+        "In numerical tasks, name every unit and carry each conversion through the "
+        "calculation step by step.",
+        "When an instruction seems to contradict itself on purpose, follow the explicit "
+        "directive rather than reasoning about the contradiction.",
+        "When no first-hand source can be found, give the best-supported answer and say "
+        "clearly that it is an estimate.",
+    ),
+    "operational": (
+        "When reading web pages, search with specific terms and copy each number together "
+        "with its unit, date and conditions.",
+        "With several sources, open the exact page, copy the value as written, write the "
+        "formula with units, and format the answer only at the end.",
+    ),
+}
+"""The cold-start seeds of both Lightweight systems (module docstring: their roles)."""
 
 
 def signature(text: str) -> str:
@@ -59,14 +123,17 @@ def prune_order(success: list[int], usage: list[int]) -> list[int]:
     return sorted(range(len(success)), key=lambda i: (-(2 * success[i] + usage[i]), i))
 
 
-class LightweightMemory(BaselineMemory):
-    """MemEvolve's Lightweight memory on the runner's interface (module docstring).
+class LightweightLongTerm(BaselineMemory):
+    """MemEvolve's Lightweight long-term memory shown at the start of each task (module
+    docstring: ``memevolve-longterm``).
 
     `longterm` rows: key = the memory text; payload ``{"tier", "note", "signature",
     "usage", "success"}``.
     """
 
-    name = "memevolve"
+    name = "memevolve-longterm"
+    COLD_START = False
+    """Start with the cold-start seeds (the shipped system does; this one, as before, not)."""
     SECTIONS = (("insight", "## Guidance from long-term memory (strategic and operational)"),)
     STORES = ("longterm",)
 
@@ -79,6 +146,10 @@ class LightweightMemory(BaselineMemory):
         self.max_per_tier, self.buffer = int(max_per_tier), int(buffer)
         self.longterm = self._new_store()
         self.pruned = 0
+        if self.COLD_START:
+            for tier, texts in COLD_START.items():
+                for text in texts:
+                    self._add(tier, MemoryNote("", text))
 
     def begin(self, task: Task) -> MemoryContext:
         if not len(self.longterm):
@@ -115,18 +186,21 @@ class LightweightMemory(BaselineMemory):
                 if len(note.content) < 20 or sig in seen:
                     continue
                 seen.add(sig)
-                self.longterm.add(
-                    note.content,
-                    self._vec(note.content),
-                    {
-                        "tier": tier,
-                        "note": note.to_dict(),
-                        "signature": sig,
-                        "usage": 0,
-                        "success": 0,
-                    },
-                )
+                self._add(tier, note)
             self._prune(tier)
+
+    def _add(self, tier: str, note: MemoryNote) -> None:
+        self.longterm.add(
+            note.content,
+            self._vec(note.content),
+            {
+                "tier": tier,
+                "note": note.to_dict(),
+                "signature": signature(note.content),
+                "usage": 0,
+                "success": 0,
+            },
+        )
 
     def _prune(self, tier: str) -> None:
         rows = [r for r in self.longterm.rows() if self.longterm.payloads[r]["tier"] == tier]
@@ -148,3 +222,49 @@ class LightweightMemory(BaselineMemory):
     def _load_state(self, state: dict[str, Any]) -> None:
         self.pruned = int(state["pruned"])
         self.max_per_tier, self.buffer = int(state["max_per_tier"]), int(state["buffer"])
+
+
+class LightweightMemory(LightweightLongTerm):
+    """MemEvolve's Lightweight memory as EvolveLab ships it (module docstring:
+    ``memevolve``): long-term learnings stored but not shown; within a task, short-term
+    notes through the context's `during` hook."""
+
+    name = "memevolve"
+    SECTIONS = ()
+    COLD_START = True
+
+    def __init__(
+        self, llm: Any, encoder: Any = None, k: int = 3, max_per_tier: int = 30,
+        buffer: int = 20, max_shortterm: int = 15, interval: int = 5,
+    ) -> None:
+        super().__init__(llm, encoder, k, max_per_tier, buffer)
+        if max_shortterm < 1 or interval < 1:
+            raise ValueError("memevolve: max_shortterm and interval must be >= 1")
+        self.max_shortterm, self.interval = int(max_shortterm), int(interval)
+
+    def begin(self, task: Task) -> MemoryContext:
+        """No long-term memory is shown (provision off, as shipped); the context carries
+        the short-term hook for this task only."""
+        notes: list[str] = []
+        last = [-(10**9)]  # the step (BEGIN = 1) at which notes were last shown
+
+        def during(step: int, text: str) -> str | None:
+            for fact in self._op("shortterm_facts", task, text, list(notes)):
+                if fact not in notes:
+                    notes.append(fact)
+            del notes[: max(0, len(notes) - self.max_shortterm)]  # oldest first
+            now = step + 1  # EvolveLab counts the BEGIN request as step 1
+            if notes and now - last[0] >= self.interval:
+                last[0] = now
+                return "\n".join(f"{i}. {n}" for i, n in enumerate(notes, 1))
+            return None
+
+        return MemoryContext(during=during)
+
+    def _state(self) -> dict[str, Any]:
+        return super()._state() | {"max_shortterm": self.max_shortterm,
+                                   "interval": self.interval}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        super()._load_state(state)
+        self.max_shortterm, self.interval = int(state["max_shortterm"]), int(state["interval"])

@@ -13,6 +13,24 @@ configuration the paper finds best:
 Simplified here: proceduralisation stores the script only (the paper's "proceduralization"
 keeps the raw trajectory next to the script); after a failure only the top retrieved
 procedure is revised (one model call); k = 3 (the shared setup).
+
+=============  ===========================  ===========================  ===================
+               MemP                         EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         procedures (script and       a script per correct         a script per success,
+               trajectory) keyed by query   trajectory, keyed by query   keyed by the task
+retrieves (k)  top-k by query               top 1 (hard-coded)           top k = 3
+updates        validation, adjustment on    adjusts the provided         adjusts the top
+               failure, deletion            memories after a failure     retrieved one after a
+                                                                         failure
+=============  ===========================  ===========================  ===================
+
+EvolveLab column: read in bingreeky/MemEvolve,
+Flash-Searcher-main/EvolveLab/providers/memp_memory_provider.py and config.py.
+
+Not implemented: MemP's deletion of procedures used at least 3 times with a success
+rate below 0.5 (reported by an audit of the paper; EvolveLab's provider deletes nothing,
+and neither does this one).
 """
 
 from __future__ import annotations

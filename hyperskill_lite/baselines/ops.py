@@ -17,19 +17,26 @@ operation                    used by         returns
 reasoning_items              ReasoningBank   1-3 notes (title, description, content)
 insight_ops                  ExpeL           ADD / EDIT / UPVOTE / DOWNVOTE operations
 induce_workflows             AWM             1-2 workflow notes (steps in content)
-rate_importance              Generative      an importance score 1-10
-reflect                      Generative      1-3 higher-level insight notes
+rate_relevance               Generative      how much a stored case helps the task, 1-10
+rate_importance              Generative-     an importance score 1-10
+                             Agents
+reflect                      Generative-     1-3 higher-level insight notes
+                             Agents
 describe_program             Voyager         one skill note (name, description, program)
 reflect_decision             DILU            one correction note for a failed episode
-curate_cheatsheet            Cheatsheet      the whole new cheatsheet (list of notes)
+synthesize_cheatsheet        Cheatsheet      the cheatsheet for the task at hand (notes)
+curate_cheatsheet            Cheatsheet-Cu   the whole new cheatsheet (list of notes)
 build_procedure              MemP            one procedure note (script)
 revise_procedure             MemP            the procedure corrected after a failure
 strategic_operational        MemEvolve       {"strategic": [...], "operational": [...]}
+shortterm_facts              MemEvolve       up to 3 key facts of the current step (short-
+                                             term memory, within one task)
 structure_knowledge          PlugMem         `KnowledgeUpdate` (intents, facts, how-tos)
 plugmem_query                PlugMem         {"intents": [...], "concepts": [...]}
 distill_guidance             PlugMem         one guidance note, or None
 trajectory_meta              DILU, ExpeL,    hidden meta of a raw trajectory (no model
-                             Generative      call: {} for a live model)
+                             Generative(s),  call: {} for a live model)
+                             Cheatsheet
 ===========================  ==============  =========================================
 
 Not here: the memory systems (one module each), requests and retries (agent/llm.py),
@@ -149,6 +156,8 @@ class BaselineLLM(MemoryLLM, Protocol):
 
     def induce_workflows(self, task: Task, episode: Episode) -> list[MemoryNote]: ...
 
+    def rate_relevance(self, case: MemoryNote, task: Task) -> int: ...
+
     def rate_importance(self, note: MemoryNote) -> int: ...
 
     def reflect(self, notes: list[MemoryNote]) -> list[MemoryNote]: ...
@@ -156,6 +165,10 @@ class BaselineLLM(MemoryLLM, Protocol):
     def describe_program(self, task: Task, episode: Episode) -> MemoryNote: ...
 
     def reflect_decision(self, task: Task, episode: Episode) -> MemoryNote: ...
+
+    def synthesize_cheatsheet(
+        self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task, max_entries: int
+    ) -> list[MemoryNote]: ...
 
     def curate_cheatsheet(
         self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int
@@ -168,6 +181,8 @@ class BaselineLLM(MemoryLLM, Protocol):
     def strategic_operational(
         self, task: Task, episode: Episode
     ) -> dict[str, list[MemoryNote]]: ...
+
+    def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]: ...
 
     def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate: ...
 
@@ -344,14 +359,17 @@ OPERATIONS = (
     "reasoning_items",
     "insight_ops",
     "induce_workflows",
+    "rate_relevance",
     "rate_importance",
     "reflect",
     "describe_program",
     "reflect_decision",
+    "synthesize_cheatsheet",
     "curate_cheatsheet",
     "build_procedure",
     "revise_procedure",
     "strategic_operational",
+    "shortterm_facts",
     "structure_knowledge",
     "plugmem_query",
     "distill_guidance",
@@ -413,6 +431,13 @@ class PromptedBaselineOps:
         prompt = bp.fill(bp.AWM_INDUCE, query=task.text, trajectory=self._traj(episode))
         return self.chat_json("awm", prompt, lambda o: check_notes(o, ("workflows",), max_items=2))
 
+    def rate_relevance(self, case: MemoryNote, task: Task) -> int:
+        """Generative (AgentSquare): how much a stored successful case helps with `task`,
+        1-10 (a reply without a usable score is an error, then the one re-ask)."""
+        prompt = bp.fill(bp.GENERATIVE_RELEVANCE, case=clip_middle(case.text, 4000),
+                         query=task.text)
+        return self.chat_json("relevance", prompt, check_importance)
+
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: importance (poignancy) of a memory, 1-10."""
         prompt = bp.fill(bp.GENERATIVE_IMPORTANCE, memory=clip_middle(note.text, 4000))
@@ -443,16 +468,37 @@ class PromptedBaselineOps:
         )
         return self.chat_json("dilu", prompt, _check_reflection)
 
+    def synthesize_cheatsheet(
+        self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,
+        max_entries: int = 8,
+    ) -> list[MemoryNote]:
+        """Dynamic Cheatsheet (DC-RS): the cheatsheet for `task`, written before it from
+        the previous cheatsheet and similar past tasks."""
+        per = max(500, self.llm.max_trajectory_chars // max(1, len(similar)))
+        shown = "\n\n".join(f"[{i}] {clip_middle(n.text, per)}" for i, n in enumerate(similar, 1))
+        prompt = bp.fill(
+            bp.CHEATSHEET_SYNTHESIZE,
+            cheatsheet=_numbered(sheet),
+            similar=shown or "(none)",
+            query=task.text,
+            max_entries=max_entries,
+        )
+        return self.chat_json(
+            "cheatsheet:rs", prompt, lambda o: _check_cheatsheet(o, max_entries)
+        )
+
     def curate_cheatsheet(
         self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15
     ) -> list[MemoryNote]:
-        """Dynamic Cheatsheet (DC-Cu): the curated cheatsheet after this episode."""
+        """Dynamic Cheatsheet (DC-Cu): the curated cheatsheet after this episode, from the
+        attempt alone: the trajectory and final answer, not whether it was judged right."""
+        answer = f"Final answer: {episode.answer}" if episode.answer else "No final answer."
         prompt = bp.fill(
             bp.CHEATSHEET_CURATE,
             cheatsheet=_numbered(entries, with_count=True),
             query=task.text,
             trajectory=self._traj(episode),
-            result=_outcome(episode),
+            answer=answer,
             max_entries=max_entries,
         )
         return self.chat_json("cheatsheet", prompt, lambda o: _check_cheatsheet(o, max_entries))
@@ -491,6 +537,22 @@ class PromptedBaselineOps:
             return {k: [MemoryNote("", s) for s in v] for k, v in d.items()}
 
         return self.chat_json("lightweight", prompt, check)
+
+    def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]:
+        """MemEvolve's short-term memory: up to 3 new key facts of the step just taken."""
+        prompt = bp.fill(
+            bp.LIGHTWEIGHT_SHORTTERM,
+            query=task.text,
+            notes="\n".join(f"- {n}" for n in notes) or "(nothing yet)",
+            step=clip_middle(step, self.llm.max_trajectory_chars),
+        )
+
+        def check(o: Any) -> list[str]:
+            if not isinstance(o, dict) or not isinstance(o.get("key_facts", []), list):
+                raise ValueError('expected {"key_facts": [...]}')
+            return [f for f in (_clean(x) for x in o.get("key_facts", [])) if len(f) > 10][:3]
+
+        return self.chat_json("lightweight:shortterm", prompt, check)
 
     def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate:
         """PlugMem: subgoal intents, prescriptive (how-to) and propositional (fact)

@@ -20,6 +20,25 @@ arXiv 2603.03296, ICML 2026):
 Simplified here: the paper structures each step into (goal, state, action, reward)
 with separate calls; this is one structuring call per episode; two nodes per query
 intent or concept, k = 3 knowledge units (the shared setup), node merge threshold 0.9.
+
+=============  ===========================  ===========================  ===================
+               PlugMem                      EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         episodes structured into     -                            one structuring call
+               intents, prescriptions,                                   per episode
+               propositions
+retrieves (k)  one memory mode chosen per   -                            both knowledge kinds,
+               query, then reasoning                                     top k = 3 units, then
+                                                                         reasoning
+updates        addition, node merging       -                            addition, node
+                                                                         merging at 0.9
+=============  ===========================  ===========================  ===================
+
+EvolveLab ships no provider of this method.
+
+Not implemented: PlugMem's choice of one memory mode (episodic, semantic or procedural)
+per query; here both prescriptive and propositional units are candidates for every
+query.
 """
 
 from __future__ import annotations

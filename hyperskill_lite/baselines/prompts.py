@@ -9,13 +9,19 @@ agent on web-research tasks needs:
 - ExpeL: rule operations ADD / EDIT / UPVOTE / DOWNVOTE on the numbered insight list,
   from one trajectory and, when there is one, a contrasting trajectory;
 - AWM: reusable workflows with example-specific values abstracted into {variables};
+- Generative (AgentSquare): a score 1-10 of how much a stored successful case helps with
+  the task at hand;
 - Generative Agents: an importance score 1-10, and reflections (high-level insights
   citing the memories they rest on);
 - Voyager: a named, described skill program for a verified success;
 - DILU: a reflection that names the wrong reasoning of a failed episode and corrects it;
-- Dynamic Cheatsheet (DC-Cu): the curator rewriting the whole cheatsheet with usage counts;
+- Dynamic Cheatsheet (DC-RS): the curator synthesising a cheatsheet for the task at hand
+  from the previous one and similar past tasks, before the task;
+- Dynamic Cheatsheet (DC-Cu): the curator rewriting the whole cheatsheet with usage
+  counts after a task, from the attempt alone (no outcome label);
 - MemP: a procedure script built from a trajectory, and its revision after a failure;
-- MemEvolve (Lightweight): strategic and operational learnings from a success;
+- MemEvolve (Lightweight): strategic and operational learnings from a success, and the
+  key facts of the current step of a task (short-term memory);
 - PlugMem: structuring an episode into intents, prescriptions and propositions; the
   query's intents and concepts; reasoning over retrieved knowledge into guidance.
 
@@ -43,14 +49,17 @@ __all__ = [
     "REASONINGBANK_FAILURE",
     "EXPEL_INSIGHTS",
     "AWM_INDUCE",
+    "GENERATIVE_RELEVANCE",
     "GENERATIVE_IMPORTANCE",
     "GENERATIVE_REFLECT",
     "VOYAGER_SKILL",
     "DILU_REFLECT",
+    "CHEATSHEET_SYNTHESIZE",
     "CHEATSHEET_CURATE",
     "MEMP_BUILD",
     "MEMP_REVISE",
     "LIGHTWEIGHT_EXTRACT",
+    "LIGHTWEIGHT_SHORTTERM",
     "PLUGMEM_STRUCTURE",
     "PLUGMEM_QUERY",
     "PLUGMEM_REASON",
@@ -126,6 +135,18 @@ example-specific value (names, dates, URLs, numbers) with a {variable} in braces
 
 Reply with ONLY JSON: {"workflows": [{"name": "...", "description": "...", "steps": ["..."]}]}"""
 
+GENERATIVE_RELEVANCE = """\
+Below is a case the agent solved successfully, then a task it is about to start. Do not \
+summarise either; judge how much the solved case would help with the new task, on a \
+scale of 1 (no help at all) to 10 (it shows exactly how to proceed).
+
+Solved case:
+{case}
+
+New task: {query}
+
+Reply with ONLY JSON: {"score": <integer 1-10>}"""
+
 GENERATIVE_IMPORTANCE = """\
 On a scale of 1 to 10, where 1 is purely mundane (a routine lookup that taught nothing) \
 and 10 is extremely poignant (a hard-won success or a costly failure that changes how \
@@ -174,6 +195,24 @@ reasoning the agent should have followed, so that similar situations are handled
 
 Reply with ONLY JSON: {"mistake": "one sentence", "corrected_reasoning": "2-4 sentences"}"""
 
+CHEATSHEET_SYNTHESIZE = """\
+You keep a cheatsheet for an agent and rewrite it before each new task.
+
+Previous cheatsheet:
+{cheatsheet}
+
+Earlier tasks similar to the new one, and how the agent worked on them:
+{similar}
+
+New task: {query}
+
+Write the cheatsheet the agent should read for the new task: reusable heuristics, \
+checklists, short "when X, first ... then ..." templates and typical pitfalls, drawn from \
+the previous cheatsheet and the similar tasks. Keep it general (no answers, names or \
+numbers of particular tasks) and short: at most {max_entries} entries.
+
+Reply with ONLY JSON: {"entries": [{"title": "...", "content": "..."}]}"""
+
 CHEATSHEET_CURATE = """\
 You are the curator of a cheatsheet that an agent reads before every task.
 
@@ -184,10 +223,11 @@ The agent just worked on:
 Task: {query}
 Trajectory:
 {trajectory}
-Outcome: {result}
+{answer}
 
-Rewrite the whole cheatsheet: keep entries that remain valid, increase the count of \
-entries this episode used successfully, add new reusable strategies, pitfalls or \
+Nobody has told you whether this attempt was right; judge that from the trajectory \
+yourself. Rewrite the whole cheatsheet: keep entries that remain valid, increase the \
+count of entries this episode used successfully, add new reusable strategies, pitfalls or \
 shortcuts it revealed, merge duplicates, and drop entries shown to be wrong. Keep at \
 most {max_entries} entries, most useful first; each entry is general, not about this task.
 
@@ -237,6 +277,25 @@ Extract two types (at most 2 each, 1-2 sentences each):
 Only reusable patterns, no task-specific data; skip the obvious.
 
 Reply with ONLY JSON: {"strategic": ["..."], "operational": ["..."]}"""
+
+LIGHTWEIGHT_SHORTTERM = """\
+You keep the working notes of an agent during one task. Note only what the task itself \
+needs later: constraints or required formats found on the way, key values or results, \
+discoveries such as two sources disagreeing. Do not note tool usage, answer formats of \
+the agent protocol or general advice, and nothing already noted.
+
+Task: {query}
+
+Already noted:
+{notes}
+
+What the agent just did and saw:
+{step}
+
+Write at most 3 new notes, each one short sentence that keeps the source's own wording \
+where it can (an empty list when nothing new matters).
+
+Reply with ONLY JSON: {"key_facts": ["..."]}"""
 
 PLUGMEM_STRUCTURE = """\
 You are structuring an agent's episode into knowledge for a memory graph.
@@ -292,11 +351,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                     because_of=arr(integer(), 0, 10)), 1, 3)),
     "voyager": obj(skills=arr(obj(name=NAME, description=SENTENCES, program=_STEPS), 1, 1)),
     "dilu": obj(mistake=SENTENCES, corrected_reasoning=PARAGRAPH),
+    "relevance": obj(score=integer(minimum=1, maximum=10)),
+    "cheatsheet:rs": obj(entries=arr(obj(title=NAME, content=PARAGRAPH), 0, 15)),
     "cheatsheet": obj(entries=arr(obj(("count",), title=NAME, content=PARAGRAPH,
                                       count=integer(minimum=1)), 0, 15)),
     "memp": obj(procedures=arr(obj(title=NAME, steps=_STEPS), 1, 1)),
     "memp:revise": obj(procedures=arr(obj(title=NAME, steps=_STEPS), 1, 1)),
     "lightweight": obj(strategic=arr(SENTENCES, 0, 2), operational=arr(SENTENCES, 0, 2)),
+    "lightweight:shortterm": obj(key_facts=arr(SENTENCES, 0, 3)),
     "plugmem": obj(
         intents=arr(NAME, 0, 6),
         prescriptions=arr(obj(intent=NAME, title=NAME, how_to=PARAGRAPH, avoid=boolean()),
@@ -414,6 +476,11 @@ _CANNED: list[tuple[str, Any]] = [
             "corrected_reasoning": "Confirm the value on a second page.",
         },
     ),
+    (GENERATIVE_RELEVANCE.splitlines()[0], {"score": 7}),
+    (
+        CHEATSHEET_SYNTHESIZE.splitlines()[0],
+        {"entries": [{"title": "Source Before Summary", "content": "Open the primary source."}]},
+    ),
     (
         CHEATSHEET_CURATE.splitlines()[0],
         {
@@ -448,6 +515,10 @@ _CANNED: list[tuple[str, Any]] = [
             "strategic": ["Plan the lookup before searching broadly."],
             "operational": ["Use python for any arithmetic on extracted values."],
         },
+    ),
+    (
+        LIGHTWEIGHT_SHORTTERM.splitlines()[0],
+        {"key_facts": ["The census table lists the 1990 population as 12,400."]},
     ),
     (
         PLUGMEM_STRUCTURE.splitlines()[0],

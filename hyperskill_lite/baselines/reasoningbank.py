@@ -15,6 +15,18 @@ Simplified here: the retrieval count is k = 3 entries (the shared setup of the H
 paper, Appendix A; ReasoningBank's own default is 1); the outcome label is the runner's
 judge (the paper's LLM-as-judge, or our self-judge); no memory-aware test-time scaling
 (MaTTS), which needs several rollouts per task.
+
+=============  ===========================  ===========================  ===================
+               ReasoningBank                EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         1-3 items per episode,       -                            the same
+               success or failure, keyed
+               by the task
+retrieves (k)  top-1 entry by cosine        -                            top k = 3 entries
+updates        append only                  -                            append only
+=============  ===========================  ===========================  ===================
+
+EvolveLab ships no provider of this method.
 """
 
 from __future__ import annotations

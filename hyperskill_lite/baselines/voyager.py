@@ -16,6 +16,20 @@ procedure the agent followed, written as parameterised steps; verification is th
 runner's learning judge; retrieval queries with the task alone (Voyager adds the
 environment feedback of the current attempt, which a one-shot context does not have);
 k = 3 (the shared setup; Voyager uses 5).
+
+=============  ===========================  ===========================  ===================
+               Voyager                      EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         verified programs, keyed by  a model description of       verified procedures,
+               their description            every trajectory (and a      keyed by description
+                                            summary), keyed by it
+retrieves (k)  top 5 by description         top 1 (k = 1 in code)        top k = 3
+updates        addition, same name          addition                     addition, same name
+               replaces                                                  replaces
+=============  ===========================  ===========================  ===================
+
+EvolveLab column: read in bingreeky/MemEvolve,
+Flash-Searcher-main/EvolveLab/providers/voyager_memory_provider.py and config.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ benchmark's template (`Task.prompt`), kept apart from the raw question (`Task.qu
 - xBench (DeepSearch): the question unchanged, as xbench-evals sends it.
 
 The wording is ours. Templates stay short on purpose: `Task.text` is also what the
-memory embeds (phi(d_q), Eq. 3), so boilerplate would shift every similarity alike.
+memory embeds (phi(d_q), Eq. 5), so boilerplate would shift every similarity alike.
 Answer-format instructions belong to the agent's system prompt (agent/loop.py), not here.
 
 Not here: decomposition prompts (prompts.py), judge prompts (judges.py).

@@ -29,41 +29,41 @@ class HyperSkillConfig:
     """
 
     k_u: int = 2
-    """k_u: subtask nodes retrieved by the subtask path (Eq. 2, R_u)."""
+    """k_u: subtask nodes retrieved by the subtask path (Eq. 4, R_u)."""
     k_e: int = 2
-    """k_e: hyperedges retrieved by the trajectory path (Eq. 3, E_traj)."""
+    """k_e: hyperedges retrieved by the trajectory path (Eq. 5, E_traj)."""
     k_s: int = 2
-    """k_s: skills surfaced after co-occurrence ranking (Eq. 7, S_q)."""
+    """k_s: skills surfaced after co-occurrence ranking (Eq. 9, S_q)."""
     beta: float = 0.7
-    """beta: weight of success rate against step efficiency in the utility (Eq. 1)."""
+    """beta: weight of success rate against step efficiency in the utility (Eq. 3)."""
     prior: float = 0.5
     """Neutral utility gamma of an element never retrieved (nu = 0) (Appendix A)."""
     delta_dedup: float = 0.9
     """delta_dedup: cosine at or above which a new skill is merged into its nearest
     existing skill of the same polarity at insertion (§3.4, "Execution and memory update")."""
     tau_prune: float = 0.2
-    """tau_prune: utility below which a sufficiently retrieved node is pruned (Eq. prune)."""
+    """tau_prune: utility below which a sufficiently retrieved node is pruned (Eq. 11)."""
     n_min: int = 3
-    """N_min: minimum retrieval count nu before a node may be pruned (Eq. prune)."""
+    """N_min: minimum retrieval count nu before a node may be pruned (Eq. 11)."""
     delta_merge: float = 0.85
     """delta_merge: cosine of propagated embeddings at or above which two same-polarity
-    skills are merge candidates (Eq. 10)."""
+    skills are merge candidates (Eq. 14)."""
     alpha: float = 0.5
-    """alpha: restart weight of the L-step propagation (Eq. 9). Not given by the paper;
+    """alpha: restart weight of the L-step propagation (Eq. 13). Not given by the paper;
     our default."""
     L: int = 2
-    """L: propagation depth (Eq. 9). Not given by the paper; our default."""
+    """L: propagation depth (Eq. 13). Not given by the paper; our default."""
     prune_mode: Literal["threshold", "fraction"] = "threshold"
-    """"threshold": Eq. prune (nu >= N_min and gamma < tau_prune). "fraction": remove the
+    """"threshold": Eq. 11 (nu >= N_min and gamma < tau_prune). "fraction": remove the
     rho-fraction of eligible nodes (nu >= N_min) with the lowest gamma, the reading of
     the paper's maintenance-ratio sensitivity study (§4.3)."""
     rho: float = 0.1
-    """rho: fraction pruned per cycle in "fraction" mode (sensitivity study, Fig. 3b);
+    """rho: fraction pruned per cycle in "fraction" mode (sensitivity study, Figure 4b);
     rho = 0 disables pruning."""
     maintain_ratio: float = 0.1
-    """Maintenance runs every ceil(maintain_ratio x N) tasks (Appendix A)."""
+    """Maintenance runs every ceil(maintain_ratio x N) tasks (Appendix A); 0: never."""
     window: int = 3
-    """w: sliding window of recent interaction steps the agent keeps (Eq. act)."""
+    """w: sliding window of recent interaction steps the agent keeps (Eq. 10)."""
     temperature: float = 0.7
     """Sampling temperature of the backbone model (Appendix A)."""
 
@@ -115,18 +115,21 @@ class HyperSkillConfig:
 
 
 def maintenance_period(n_tasks: int, ratio: float = 0.1) -> int:
-    """Tasks between maintenance cycles: max(1, ceil(ratio * N)) (Appendix A).
+    """Tasks between maintenance cycles: ceil(ratio * N) (Appendix A), at least 1; a ratio
+    of 0 means no maintenance at all, period 0.
 
     ``HyperSkillConfig.maintain_every`` and the runner's default use this rule.
 
-    >>> maintenance_period(165), maintenance_period(100), maintenance_period(5, 0.0)
+    >>> maintenance_period(165), maintenance_period(100), maintenance_period(5, 0.001)
     (17, 10, 1)
+    >>> maintenance_period(5, 0.0)
+    0
     """
     if n_tasks < 1:
         raise ValueError(f"n_tasks must be >= 1, got {n_tasks}")
     if not 0.0 <= ratio <= 1.0:
         raise ValueError(f"ratio must be in [0, 1], got {ratio}")
-    return max(1, math.ceil(ratio * n_tasks))
+    return 0 if ratio == 0.0 else max(1, math.ceil(ratio * n_tasks))
 
 
 def maintenance_due(episode_index: int, n_tasks: int, ratio: float = 0.1) -> bool:
@@ -139,4 +142,5 @@ def maintenance_due(episode_index: int, n_tasks: int, ratio: float = 0.1) -> boo
     """
     if episode_index < 0:
         raise ValueError(f"episode_index must be >= 0, got {episode_index}")
-    return (episode_index + 1) % maintenance_period(n_tasks, ratio) == 0
+    period = maintenance_period(n_tasks, ratio)
+    return period > 0 and (episode_index + 1) % period == 0

@@ -3,13 +3,13 @@ pruning and structure-informed merging of skill nodes.
 
 One maintenance cycle is ``prune`` then ``merge``:
 
-1. prune (Eq. prune): remove every node v (subtask or skill) with nu(v) >= N_min and
+1. prune (Eq. 11): remove every node v (subtask or skill) with nu(v) >= N_min and
    gamma(v) < tau_prune, or, in "fraction" mode, the rho-fraction of eligible nodes with
    the lowest gamma. Removed nodes leave every hyperedge; an emptied hyperedge keeps its
    task and lesson.
-2. merge: build the quality-weighted co-occurrence W over skill nodes (Eq. 8), propagate
-   the plain skill embeddings Z over it (Eq. 9), pick same-polarity pairs whose
-   propagated embeddings have cosine >= delta_merge (Eq. 10), greedily, best pair first,
+2. merge: build the quality-weighted co-occurrence W over skill nodes (Eq. 12), propagate
+   the plain skill embeddings Z over it (Eq. 13), pick same-polarity pairs whose
+   propagated embeddings have cosine >= delta_merge (Eq. 14), greedily, best pair first,
    each node at most once per cycle, and ask a merger (``MemoryLLM.merge``) for the
    consolidated skill.
 
@@ -70,7 +70,7 @@ class Merger(Protocol):
 def cooccurrence_matrix(
     B_s: sp.spmatrix | np.ndarray, edge_sizes: np.ndarray, gamma: np.ndarray
 ) -> sp.csr_matrix:
-    """Quality-weighted skill co-occurrence W (Eq. 8), sparse.
+    """Quality-weighted skill co-occurrence W (Eq. 12), sparse.
 
     W_ij = min(gamma_i, gamma_j) * sum over hyperedges e containing both i and j of
     1/|V_e|, for i != j; the diagonal is zero.
@@ -81,7 +81,7 @@ def cooccurrence_matrix(
         in hyperedge j; any nonzero counts as membership).
     edge_sizes : (n_e,) |V_e|, counting every node of the hyperedge (subtasks too). An
         edge of size 0 holds no skill and contributes nothing.
-    gamma : (n_s,) utility of each skill (Eq. 1), in [0, 1].
+    gamma : (n_s,) utility of each skill (Eq. 3), in [0, 1].
 
     Returns
     -------
@@ -120,7 +120,7 @@ def cooccurrence_matrix(
     C = (B @ sp.diags(inv) @ B.T).tocoo()  # (n_s, n_s): sum_e [i in e][j in e] / |V_e|
     keep = C.row != C.col  # zero diagonal
     rows, cols = C.row[keep], C.col[keep]
-    data = C.data[keep] * np.minimum(gamma[rows], gamma[cols])  # Eq. 8 weight
+    data = C.data[keep] * np.minimum(gamma[rows], gamma[cols])  # Eq. 12 weight
     W = sp.csr_matrix((data, (rows, cols)), shape=(n_s, n_s))
     W.eliminate_zeros()
     W.sort_indices()
@@ -128,7 +128,7 @@ def cooccurrence_matrix(
 
 
 def _normalized_adjacency(W: sp.spmatrix) -> sp.csr_matrix:
-    """W_hat = D^-1/2 (W + I) D^-1/2 with D the row sums of W + I (Eq. 9)."""
+    """W_hat = D^-1/2 (W + I) D^-1/2 with D the row sums of W + I (Eq. 13)."""
     n = W.shape[0]
     A = sp.csr_matrix(W, dtype=np.float64) + sp.identity(n, format="csr")
     deg = np.asarray(A.sum(axis=1)).reshape(-1)  # (n,) >= 1 since W >= 0
@@ -139,7 +139,7 @@ def _normalized_adjacency(W: sp.spmatrix) -> sp.csr_matrix:
 def propagate(
     W: sp.spmatrix | np.ndarray, Z: np.ndarray, alpha: float = 0.5, L: int = 2
 ) -> np.ndarray:
-    """Quality-weighted structural embeddings Z~ = S Z (Eq. 9), by L sparse products.
+    """Quality-weighted structural embeddings Z~ = S Z (Eq. 13), by L sparse products.
 
     S = (1-alpha)^L W_hat^L + alpha * sum_{l<L} (1-alpha)^l W_hat^l, and
     W_hat = D^-1/2 (W + I) D^-1/2 with D the degrees (row sums) of W + I. S is never
@@ -192,7 +192,7 @@ def propagate(
 def merge_candidates(
     Z_tilde: np.ndarray, polarity: Sequence[Any] | np.ndarray, delta: float, block: int = 1024
 ) -> list[tuple[int, int, float]]:
-    """Greedy merge pairs (Eq. 10): same polarity, cosine(z~_i, z~_j) >= delta.
+    """Greedy merge pairs (Eq. 14): same polarity, cosine(z~_i, z~_j) >= delta.
 
     Cosines are computed blockwise (``block`` rows against the later rows of their
     polarity group, the upper triangle only), so no n x n array is formed; the cost is
@@ -279,7 +279,7 @@ def prune_selection(
     tau: float = 0.2,
     rho: float = 0.1,
 ) -> np.ndarray:
-    """Indices of the nodes to prune (Eq. prune), ascending.
+    """Indices of the nodes to prune (Eq. 11), ascending.
 
     "threshold": every i with nu_i >= n_min and gamma_i < tau (the paper's rule).
     "fraction": among eligible nodes (nu_i >= n_min), the floor(rho * n_eligible) with
@@ -418,7 +418,7 @@ class TemplateMerger:
 
 
 def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
-    """Quality-driven pruning (Eq. prune) over all nodes V (subtasks and skills).
+    """Quality-driven pruning (Eq. 11) over all nodes V (subtasks and skills).
 
     The rule is ``config.prune_mode`` ("threshold": nu >= N_min and gamma < tau_prune;
     "fraction": the rho-fraction of eligible nodes with the lowest gamma, see
@@ -438,7 +438,7 @@ def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
     cfg = memory.config
     if cfg.prune_mode == "fraction" and cfg.rho == 0.0:
         return []
-    ids, gamma, nu = memory.node_stats()  # (n,) ids, gamma (Eq. 1), nu: one read
+    ids, gamma, nu = memory.node_stats()  # (n,) ids, gamma (Eq. 3), nu: one read
     if not ids:
         return []
     sel = prune_selection(
@@ -463,11 +463,11 @@ def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
 
 
 def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
-    """One cycle of structure-informed merging (Eqs. 8-10) on the skill nodes.
+    """One cycle of structure-informed merging (Eqs. 12-14) on the skill nodes.
 
-    W from the current gammas (Eq. 8), Z the plain skill embeddings, Z~ by propagation
-    with ``config.alpha`` and ``config.L`` (Eq. 9), greedy same-polarity pairs with
-    cosine >= ``config.delta_merge`` (Eq. 10); for each pair, best first,
+    W from the current gammas (Eq. 12), Z the plain skill embeddings, Z~ by propagation
+    with ``config.alpha`` and ``config.L`` (Eq. 13), greedy same-polarity pairs with
+    cosine >= ``config.delta_merge`` (Eq. 14); for each pair, best first,
     ``llm.merge(a, b)`` writes the merged skill and ``memory.merge_nodes`` replaces the
     two nodes with it (stats summed, memberships reassigned, only the new node embedded).
     The merged node keeps the pair's polarity whatever the merger returns.
@@ -482,12 +482,12 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
     if len(skill_ids) < 2:
         return []
     gamma = np.asarray(memory.gammas(skill_ids), dtype=np.float64)
-    W = cooccurrence_matrix(B_s, edge_sizes, gamma)  # Eq. 8
+    W = cooccurrence_matrix(B_s, edge_sizes, gamma)  # Eq. 12
     Z = np.asarray(memory.skill_embeddings(skill_ids))
-    Z_tilde = propagate(W, Z, alpha=cfg.alpha, L=cfg.L)  # Eq. 9
+    Z_tilde = propagate(W, Z, alpha=cfg.alpha, L=cfg.L)  # Eq. 13
     failure = set(memory.node_ids(kind="skill", polarity="failure"))
     polarity = np.array(["failure" if s in failure else "success" for s in skill_ids], dtype=object)
-    pairs = merge_candidates(Z_tilde, polarity, cfg.delta_merge)  # Eq. 10
+    pairs = merge_candidates(Z_tilde, polarity, cfg.delta_merge)  # Eq. 14
     rows: list[dict[str, Any]] = []
     for i, j, sim in pairs:
         va, vb = memory.node(skill_ids[i]), memory.node(skill_ids[j])

@@ -3,7 +3,7 @@
 Nodes are subtask steps ("u" ids) and skills ("s" ids; polarity "success" for strategies,
 "failure" for mistakes); each hyperedge ("e" ids) is one trajectory over the subtask
 nodes of its plan and the skills extracted from it, with its task, lesson, outcome,
-steps and calls. Every element carries the stats of Eq. 1 (sigma successes, nu
+steps and calls. Every element carries the stats of Eq. 3 (sigma successes, nu
 retrievals, running mean steps T_bar); gamma is derived from them and the global
 T_min / T_max on every access, never stored.
 
@@ -54,7 +54,7 @@ class Retrieved(Protocol):
 @dataclass(frozen=True)
 class NodeView:
     """A snapshot of one node. `polarity` is None and `name` "" for subtask nodes;
-    `content` is the skill content or the subtask step text; `gamma` is Eq. 1 now."""
+    `content` is the skill content or the subtask step text; `gamma` is Eq. 3 now."""
 
     id: str
     kind: str
@@ -71,7 +71,7 @@ class NodeView:
 @dataclass(frozen=True)
 class EdgeView:
     """A snapshot of one hyperedge: `node_ids` lists its subtask nodes then its skill
-    nodes, each in insertion order; `gamma` is Eq. 1 now."""
+    nodes, each in insertion order; `gamma` is Eq. 3 now."""
 
     id: str
     node_ids: list[str]
@@ -88,7 +88,7 @@ class EdgeView:
 
 
 class HypergraphMemory:
-    """HyperSkill's memory: subtask and skill nodes, trajectory hyperedges, Eq. 1 stats.
+    """HyperSkill's memory: subtask and skill nodes, trajectory hyperedges, Eq. 3 stats.
 
     >>> from hyperskill_lite.core.embed import HashingEncoder
     >>> mem = HypergraphMemory(HashingEncoder(dim=64))
@@ -109,7 +109,7 @@ class HypergraphMemory:
             "e", d, ("task", "lesson"), {"success": bool, "steps": np.int64, "calls": np.int64}
         )
         self._inc = {"subtask": Incidence(), "skill": Incidence()}
-        self._t_min: float | None = None  # T_min over all episodes (Eq. 1)
+        self._t_min: float | None = None  # T_min over all episodes (Eq. 3)
         self._t_max: float | None = None
         self.last_update: dict[str, Any] = {}
         """What the last `add_trajectory` did: {"edge": id, "skills": one dict per
@@ -127,7 +127,7 @@ class HypergraphMemory:
 
     @property
     def t_range(self) -> tuple[float, float] | None:
-        """(T_min, T_max) over all episodes added so far (Eq. 1), None before the first."""
+        """(T_min, T_max) over all episodes added so far (Eq. 3), None before the first."""
         return None if self._t_min is None else (self._t_min, self._t_max)
 
     def _store(self, id: str) -> Rows:
@@ -232,8 +232,8 @@ class HypergraphMemory:
 
     def node_stats(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Every live node at once, in `node_ids()` order: (ids, gamma (n,) float64 by
-        Eq. 1, nu (n,) int64). One vectorised read per kind and no id lookups: what
-        pruning (Eq. prune) reads."""
+        Eq. 3, nu (n,) int64). One vectorised read per kind and no id lookups: what
+        pruning (Eq. 11) reads."""
         ids: list[str] = []
         gamma, nu = [], []
         for st in (self._sub, self._skl):
@@ -291,7 +291,7 @@ class HypergraphMemory:
         keeps its name, content and meta; earlier skills of this call count), else a new
         node; one hyperedge over them with embedding phi(task + "\\n" + lesson) and
         `meta`. Then for every element `retrieval` used (R_u, S_q, E*) still present:
-        nu += 1, sigma += success, T_bar running mean of steps (Eq. 1 inputs); T_min /
+        nu += 1, sigma += success, T_bar running mean of steps (Eq. 3 inputs); T_min /
         T_max include this episode. Returns the new hyperedge id.
         """
         if not isinstance(task, str) or not isinstance(lesson, str):
@@ -314,9 +314,7 @@ class HypergraphMemory:
         vecs = self._encoder.encode(
             [f"{task}\n{lesson}", *plan, *(skill_text(s.name, s.content) for s in skills)]
         )
-        t = float(steps)
-        self._t_min = t if self._t_min is None else min(self._t_min, t)
-        self._t_max = t if self._t_max is None else max(self._t_max, t)
+        t = self._episode_steps(steps)
         if retrieval is not None:
             self._record(retrieval.retrieved_ids, bool(success), t)
 
@@ -349,6 +347,25 @@ class HypergraphMemory:
                             "dedup": sum(p["dedup"] for p in placed)}
         return self._edg.ids[e]
 
+    def record_use(self, retrieval: Any, success: bool, steps: int) -> int:
+        """The stats update of a finished episode without its hyperedge, for when its
+        extraction failed: every element `retrieval` used (R_u, S_q, E*) still present
+        gets nu += 1, sigma += success, the running mean T_bar (Eq. 3 inputs), and T_min /
+        T_max include the episode, exactly as `add_trajectory` would have done. Returns
+        how many elements were updated."""
+        if success not in (True, False):
+            raise TypeError(f"record_use: success must be a bool, got {success!r}")
+        if not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 0:
+            raise ValueError(f"record_use: steps must be an int >= 0, got {steps!r}")
+        return self._record(retrieval.retrieved_ids, bool(success), self._episode_steps(steps))
+
+    def _episode_steps(self, steps: int) -> float:
+        """T_i as a float, with T_min / T_max widened to include it."""
+        t = float(steps)
+        self._t_min = t if self._t_min is None else min(self._t_min, t)
+        self._t_max = t if self._t_max is None else max(self._t_max, t)
+        return t
+
     def _nearest_skill(self, vec: np.ndarray, code: int) -> tuple[int | None, float | None]:
         """(row, cosine) of the live same-polarity skill with the highest cosine to `vec`
         if it is >= delta_dedup, else (None, None) (dedup at insertion, §3.4)."""
@@ -361,8 +378,8 @@ class HypergraphMemory:
         r = int(np.argmax(sims))
         return (r, float(sims[r])) if sims[r] >= self._config.delta_dedup else (None, None)
 
-    def _record(self, ids: Sequence[str], success: bool, steps: float) -> None:
-        """Eq. 1 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean.
+    def _record(self, ids: Sequence[str], success: bool, steps: float) -> int:
+        """Eq. 3 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean.
         Ids no longer present (pruned or merged since retrieval) are skipped."""
         stores = {st.prefix: (st, []) for st in (self._sub, self._skl, self._edg)}
         for i in dict.fromkeys(ids):  # each element once
@@ -374,12 +391,13 @@ class HypergraphMemory:
             store.nu[rows] += 1
             store.sigma[rows] += float(success)
             store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
+        return sum(len(found) for _, found in stores.values())
 
     # ---------------------------------------------------------------- for maintenance.py
     def skill_incidence(self) -> tuple[sp.csr_matrix, list[str], list[str], np.ndarray]:
         """B_s over live skills: (csr (n_s, n_e) with 1.0 where skill i is in hyperedge
         j, skill ids by row, edge ids by column, edge_sizes (n_e,) int = |V_e| counting
-        subtask and skill nodes), the inputs of Eq. 8."""
+        subtask and skill nodes), the inputs of Eq. 12."""
         rows = self._skl.live()
         B = self._inc["skill"].csr(self._skl.n, self._edg.n)[rows]
         sizes = np.diff(self._incidence("subtask").indptr) + np.diff(
@@ -408,15 +426,15 @@ class HypergraphMemory:
         return out
 
     def gammas(self, ids: Sequence[str]) -> np.ndarray:
-        """Current gamma (Eq. 1) of the given nodes / hyperedges: (len(ids),) float64."""
+        """Current gamma (Eq. 3) of the given nodes / hyperedges: (len(ids),) float64."""
         out = np.empty(len(ids))
         for store, pos, rows in self._groups(ids):
             out[pos] = self._gamma(store, rows)
         return out
 
     def retrieval_counts(self, ids: Sequence[str]) -> np.ndarray:
-        """Retrieval counts nu (Eq. 1, Eq. prune) of the given nodes / hyperedges:
-        (len(ids),) int64."""
+        """Retrieval counts nu (an input of gamma, Eq. 3, and of pruning, Eq. 11) of the
+        given nodes / hyperedges: (len(ids),) int64."""
         out = np.zeros(len(ids), dtype=np.int64)
         for store, pos, rows in self._groups(ids):
             out[pos] = store.nu[rows]
@@ -433,7 +451,7 @@ class HypergraphMemory:
         return self._skl.row[id]
 
     def remove_nodes(self, ids: Sequence[str]) -> None:
-        """Delete nodes from V and from every hyperedge (Eq. prune); a hyperedge left
+        """Delete nodes from V and from every hyperedge (Eq. 11); a hyperedge left
         without nodes stays, with its task and lesson."""
         ids = list(dict.fromkeys(ids))
         for i in ids:
@@ -448,7 +466,7 @@ class HypergraphMemory:
                 self._inc[kind].set_pairs(node[keep], edge[keep])
 
     def merge_nodes(self, a: str, b: str, skill: Skill) -> str:
-        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 10,
+        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 14,
         LLM-Merge): polarity of a and b (must match), sigma and nu summed, T_bar weighted
         by nu, meta = merge_meta(a, b) updated by skill.meta; every membership of a or b
         moves to the new node without duplicates. Only the new text is embedded."""

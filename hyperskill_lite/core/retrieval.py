@@ -1,10 +1,10 @@
-"""Dual-path hyperedge retrieval and co-occurrence skill ranking (paper §3.3, Eq. 2-7).
+"""Dual-path hyperedge retrieval and co-occurrence skill ranking (paper §3.3 and §3.4, Eqs. 4-9).
 
-Subtask path: R_u = top-k_u subtask nodes by cos(phi("\\n".join(P_0)), h_v) (Eq. 2),
+Subtask path: R_u = top-k_u subtask nodes by cos(phi("\\n".join(P_0)), h_v) (Eq. 4),
 E_sub = hyperedges incident to R_u. Trajectory path: E_traj = top-k_e hyperedges by
-cos(phi(d_q), h_e) (Eq. 3). E* = E_traj u E_sub (Eq. 4); R_s = skills of E* (Eq. 5);
-kappa(v) = |{e in E* : v in e}| (Eq. 6); S_q = top-k_s of R_s by kappa, ties broken by
-cos(phi(d_q), h_v), then creation order (Eq. 7), one ranking over both polarities.
+cos(phi(d_q), h_e) (Eq. 5). E* = E_traj u E_sub (Eq. 6); R_s = skills of E* (Eq. 7);
+kappa(v) = |{e in E* : v in e}| (Eq. 8); S_q = top-k_s of R_s by kappa, ties broken by
+cos(phi(d_q), h_v), then creation order (Eq. 9), one ranking over both polarities.
 The context is the paper's "Retrieved Memory Format" (Prompts appendix).
 
 Each query costs two matvecs, a top-k partition, one vectorised pass over the subtask
@@ -72,7 +72,7 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def kappa_counts(incidence: Any, edge_cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate skills R_s (Eq. 5) and their co-occurrence counts kappa (Eq. 6).
+    """Candidate skills R_s (Eq. 7) and their co-occurrence counts kappa (Eq. 8).
 
     Parameters
     ----------
@@ -135,7 +135,7 @@ def _skill_line(name: str, content: str) -> str:
 
 @dataclass
 class Retrieval:
-    """What one retrieval found (Eq. 2-7) and the context built from it.
+    """What one retrieval found (Eq. 4-9) and the context built from it.
 
     Ids: `subtask_ids` R_u (rank order), `subtask_edge_ids` E_sub (by R_u rank, then
     creation), `trajectory_edge_ids` E_traj (rank order), `edge_ids` E* (E_traj then the
@@ -166,7 +166,7 @@ class Retrieval:
 
     @property
     def retrieved_ids(self) -> list[str]:
-        """R_u + S_q + E*: the elements whose stats the episode updates (Eq. 1)."""
+        """R_u + S_q + E*: the elements whose stats the episode updates (Eq. 3)."""
         return [*self.subtask_ids, *self.skill_ids, *self.edge_ids]
 
     def explain(self) -> str:
@@ -179,13 +179,13 @@ class Retrieval:
         if self.mode != "flat":
             r_u = ", ".join(f"{u} ({f(self.subtask_scores[u])})" for u in self.subtask_ids)
             out.append(
-                f"Subtask path (Eq. 2): R_u = [{r_u}] -> E_sub = [{', '.join(self.subtask_edge_ids)}]"
+                f"Subtask path (Eq. 4): R_u = [{r_u}] -> E_sub = [{', '.join(self.subtask_edge_ids)}]"
             )
             e_t = ", ".join(f"{e} ({f(self.edge_scores[e])})" for e in self.trajectory_edge_ids)
-            out.append(f"Trajectory path (Eq. 3): E_traj = [{e_t}]")
-            out.append(f"E* (Eq. 4) = [{', '.join(self.edge_ids)}]")
+            out.append(f"Trajectory path (Eq. 5): E_traj = [{e_t}]")
+            out.append(f"E* (Eq. 6) = [{', '.join(self.edge_ids)}]")
             out.append(
-                f"S_q (Eq. 7): top-{len(self.skill_ids)} of {len(self.kappa)} candidates "
+                f"S_q (Eq. 9): top-{len(self.skill_ids)} of {len(self.kappa)} candidates "
                 "by kappa, then cosine to the task"
             )
         else:
@@ -240,7 +240,7 @@ def retrieve(
     k_e: int | None = None,
     k_s: int | None = None,
 ) -> Retrieval:
-    """Retrieve context for task d_q with decomposition `plan` = P_0 (Eq. 2-7).
+    """Retrieve context for task d_q with decomposition `plan` = P_0 (Eq. 4-9).
 
     Budgets default to the memory's config. An empty plan makes the subtask path
     contribute nothing; an empty memory gives an empty Retrieval with context "".
@@ -277,7 +277,7 @@ def retrieve(
         s_u = _rounded(U.emb[: U.n] @ q[1])  # (n_u,) cos(h_P0, h_v)
         if len(U.row) < U.n:
             s_u[~U.alive[: U.n]] = -np.inf
-        r_u = top_k(s_u, min(k_u, len(U.row)))  # Eq. 2
+        r_u = top_k(s_u, min(k_u, len(U.row)))  # Eq. 4
         node, edge = memory._inc["subtask"].pairs()
         mask = node == r_u[0]  # memberships of R_u: k_u vectorised passes (k_u is small)
         for r in r_u[1:]:
@@ -291,8 +291,8 @@ def retrieve(
         out.subtask_scores = dict(zip([U.ids[r] for r in r_u.tolist()], s_u[r_u].tolist()))
     if use_traj:
         s_e = _rounded(E.emb[: E.n] @ q_task)  # (n_e,) cos(h_dq, h_e)
-        e_traj = top_k(s_e, k_e)  # Eq. 3
-    e_star = _distinct(np.concatenate([e_traj, e_sub]))  # Eq. 4
+        e_traj = top_k(s_e, k_e)  # Eq. 5
+    e_star = _distinct(np.concatenate([e_traj, e_sub]))  # Eq. 6
 
     if mode == "flat":
         s_s = _rounded(S.emb[: S.n] @ q_task)  # (n_s,) cos(h_dq, h_v)
@@ -302,9 +302,9 @@ def retrieve(
         out.skill_scores = {S.ids[r]: float(s_s[r]) for r in s_q}
     else:
         members, via = _columns(*memory._inc["skill"].pairs(), e_star)  # skills of E*
-        r_s, kappa = np.unique(members, return_counts=True)  # Eq. 5-6
+        r_s, kappa = np.unique(members, return_counts=True)  # Eq. 7-8
         sim = _rounded(S.emb[r_s] @ q_task)  # (r,) cos(h_dq, h_v), the tie-breaker
-        order = np.lexsort((r_s, -sim, -kappa))  # Eq. 7: kappa desc, cos desc, creation
+        order = np.lexsort((r_s, -sim, -kappa))  # Eq. 9: kappa desc, cos desc, creation
         s_q = r_s[order[:k_s]]
         ranked = [S.ids[r] for r in r_s[order].tolist()]
         out.kappa = dict(zip(ranked, kappa[order].tolist()))

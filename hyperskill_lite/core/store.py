@@ -1,7 +1,7 @@
 """Columnar storage under `HypergraphMemory`: growable row arrays and the incidence store.
 
 `Rows` holds one kind of element (subtask nodes, skill nodes or hyperedges) as columns:
-string ids, an embedding matrix (capacity, d) float32, the Eq. 1 stats sigma / nu /
+string ids, an embedding matrix (capacity, d) float32, the Eq. 3 stats sigma / nu /
 T_bar, an `alive` mask for tombstoned rows, and extra text and numeric columns. Capacity
 doubles when full, so an append is amortised O(d). `Incidence` holds the memberships of
 one node kind as (node row, edge row) pairs sorted by edge row (so a hyperedge's members
@@ -10,7 +10,7 @@ B (n_nodes, n_edges) from them lazily, cached until the next change. Each can li
 own broken invariants (`problem`), which `HypergraphMemory.validate` reports.
 
 Both are private to the memory (memory.py, retrieval.py, io.py read them as friends).
-Not here: ids across kinds, dedup, stats updates or any Eq. beyond storing its inputs
+Not here: ids across kinds, dedup, stats updates or any equation beyond storing its inputs
 (memory.py), and any file format (io.py).
 
 >>> rows = Rows("s", 4, ("name",), {})

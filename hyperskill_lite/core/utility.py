@@ -1,4 +1,4 @@
-"""The utility score gamma of nodes and hyperedges (paper Eq. 1), vectorised.
+"""The utility score gamma of nodes and hyperedges (paper Eq. 3), vectorised.
 
 gamma = beta * sigma / nu + (1 - beta) * (1 - (T_bar - T_min) / (T_max - T_min)),
 
@@ -28,7 +28,7 @@ def utility(
     beta: float = 0.7,
     prior: float = 0.5,
 ) -> np.ndarray:
-    """Utility gamma of each element (Eq. 1).
+    """Utility gamma of each element (Eq. 3).
 
     Parameters
     ----------
@@ -82,6 +82,6 @@ def utility(
         eff = np.ones_like(t_bar)
     else:
         eff = 1.0 - (t_bar - t_min) / (t_max - t_min)
-    gamma = beta * rate + (1.0 - beta) * eff  # Eq. 1
+    gamma = beta * rate + (1.0 - beta) * eff  # Eq. 3
     gamma = np.where(seen, gamma, prior)
     return np.clip(gamma, 0.0, 1.0)

@@ -24,7 +24,7 @@ __all__ = ["nodes_frame", "edges_frame", "to_hypernetx"]
 
 def nodes_frame(memory: HypergraphMemory) -> pd.DataFrame:
     """One row per live node, indexed by id: kind, polarity, name, content, sigma, nu,
-    mean_steps, gamma (Eq. 1), degree (number of hyperedges), meta."""
+    mean_steps, gamma (Eq. 3), degree (number of hyperedges), meta."""
     import pandas as pd
 
     ids = memory.node_ids()
@@ -68,7 +68,7 @@ def nodes_frame(memory: HypergraphMemory) -> pd.DataFrame:
 
 def edges_frame(memory: HypergraphMemory) -> pd.DataFrame:
     """One row per hyperedge, indexed by id: task, lesson, success, steps, calls,
-    n_subtasks, n_skills, node_ids, sigma, nu, mean_steps, gamma (Eq. 1), meta."""
+    n_subtasks, n_skills, node_ids, sigma, nu, mean_steps, gamma (Eq. 3), meta."""
     import pandas as pd
 
     rows = []

@@ -4,7 +4,7 @@ Everything here reads run records (runner.py), a `HypergraphMemory` or arrays th
 computed, and draws with matplotlib (lazily imported; HyperNetX only in
 `draw_hypergraph`, styled like the paper's hypergraph figure). The helpers that compute
 are small plot-adjacent reshapings: a subgraph to draw, a dense incidence table, a cosine
-matrix, the gamma grid of Eq. 1, two rankings side by side, maintenance totals, spread
+matrix, the gamma grid of Eq. 3, two rankings side by side, maintenance totals, spread
 over seeds. The hypergraph drawings live in drawing.py and are re-exported here. Not
 here: any computation the library needs (retrieval, utility and
 maintenance live in their modules).
@@ -209,7 +209,7 @@ def gamma_grid(
     beta: float = 0.7,
     nu: int = 10,
 ) -> np.ndarray:
-    """gamma (Eq. 1) over a grid: rows mean steps T_bar, columns success rate sigma/nu,
+    """gamma (Eq. 3) over a grid: rows mean steps T_bar, columns success rate sigma/nu,
     for elements retrieved `nu` times; (len(steps), len(rates)) float64.
 
     >>> gamma_grid([0.0, 1.0], [2.0, 8.0], t_min=2, t_max=8).round(2).tolist()
@@ -243,7 +243,7 @@ def plot_gamma_surface(
         ax.clabel(line, fmt={tau: f"tau={tau}"}, fontsize=8)
     ax.set_xlabel("success rate sigma / nu")
     ax.set_ylabel("mean steps T_bar")
-    ax.set_title(title or "Utility gamma (Eq. 1)")
+    ax.set_title(title or "Utility gamma (Eq. 3)")
     return ax
 
 
@@ -287,14 +287,14 @@ def rank_comparison(
 ) -> list[dict[str, Any]]:
     """The candidate skills R_s of a retrieval with both rankings side by side.
 
-    One row per candidate, in Eq. 7 order: {"id", "name", "kappa", "cosine",
-    "rank_kappa" (Eq. 7: kappa desc, cosine desc, creation), "rank_cosine" (cosine
+    One row per candidate, in Eq. 9 order: {"id", "name", "kappa", "cosine",
+    "rank_kappa" (Eq. 9: kappa desc, cosine desc, creation), "rank_cosine" (cosine
     desc, creation), "in_S_q"}. Ranks start at 1. Flat-mode retrievals (no kappa) are
     refused.
     """
     if retrieval.mode == "flat" or (retrieval.skill_ids and not retrieval.kappa):
         raise ValueError("rank_comparison: needs a hypergraph retrieval (kappa), not flat mode")
-    ids = list(retrieval.kappa)  # Eq. 7 order
+    ids = list(retrieval.kappa)  # Eq. 9 order
     cos = retrieval.skill_scores
     by_cos = sorted(ids, key=lambda i: (-cos[i], int(i[1:])))
     rank_cos = {i: k for k, i in enumerate(by_cos, 1)}
@@ -306,7 +306,7 @@ def rank_comparison(
 
 
 def plot_rank_comparison(rows: Sequence[Mapping[str, Any]], k: int, ax=None, title: str = ""):
-    """Slope chart: each candidate skill's rank by plain cosine (left) and by Eq. 7
+    """Slope chart: each candidate skill's rank by plain cosine (left) and by Eq. 9
     (right); lines of skills that enter or leave the top-k are highlighted."""
     ax = _ax(ax, (6, 0.35 * len(rows) + 1.5))
     for r in rows:
@@ -320,7 +320,7 @@ def plot_rank_comparison(rows: Sequence[Mapping[str, Any]], k: int, ax=None, tit
     ax.axhline(k + 0.5, color="black", ls="--", lw=0.8)
     ax.set_xlim(-0.9, 1.9)
     ax.set_ylim(len(rows) + 0.7, 0.3)
-    ax.set_xticks([0, 1], ["rank by cosine", "rank by kappa (Eq. 7)"])
+    ax.set_xticks([0, 1], ["rank by cosine", "rank by kappa (Eq. 9)"])
     ax.set_yticks([])
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)

@@ -25,6 +25,7 @@ Not here: the memory systems (baselines/), the prompted versions (baselines/ops.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from typing import Any
@@ -231,6 +232,17 @@ class SimBaselineOps:
         meta = _union(*[self.phrase(x, rng).meta for x in picks], source="awm")
         return [MemoryNote(name, content, desc, "success", 1, meta)]
 
+    def rate_relevance(self, case: MemoryNote, task: Task) -> int:
+        """Generative (AgentSquare): 2 + 3 per archetype of the model's reading of the task
+        (its decomposition, `plan`, noise included) that the case concerns, plus N(0, 1)
+        noise, rounded and clipped to 1-10. Relevance is judged; soundness is not."""
+        rng = self.rng("relevance", task.id, case.text)
+        archs = list(dict.fromkeys(a for _, a in self.plan(task)))
+        lib = self.library
+        hit = {a for i in _ids(case.meta) if i in lib.latents for a in lib.latents[i].affects}
+        score = 2.0 + 3.0 * len(hit & set(archs)) + rng.normal()
+        return int(min(10, max(1, round(score))))
+
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: 2 + 1.5 per latent the memory expresses (at most 4), +1 for
         a failure, plus N(0, 1) noise, rounded and clipped to 1-10."""
@@ -291,13 +303,56 @@ class SimBaselineOps:
             "Correction", f"{n.content} {n.description}", _first(n.content), n.polarity, 1, n.meta
         )
 
+    def synthesize_cheatsheet(
+        self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,
+        max_entries: int = 8,
+    ) -> list[MemoryNote]:
+        """Dynamic Cheatsheet (DC-RS) curator, before the task: a note for each latent
+        the similar records express (their trajectory meta: strategies of successes,
+        reported errors of failures) that concerns the model's reading of the task
+        (`plan`), then the previous entries that concern it, then the other previous
+        entries (the sheet stays general), at most `max_entries`, without repeating a
+        latent; with probability ``extract_spurious`` one spurious note for the task's
+        archetypes joins the new ones, as in every extraction. Relevance is judged;
+        soundness is not (no outcome of this task exists)."""
+        rng = self.rng("cheatsheet-rs", task.id, *[n.text for n in similar])
+        archs = list(dict.fromkeys(a for _, a in self.plan(task)))
+        fresh: list[MemoryNote] = []
+        for n in similar:
+            for lid in _ids(n.meta):
+                if lid in self.library.latents and set(archs) & set(
+                    self.library.latents[lid].affects
+                ):
+                    fresh.append(self._note(lid, rng, "cheatsheet"))
+        spurious = self.library.spurious_for(archs, "success")  # an over-generalisation,
+        u = rng.random()  # with the same probability as in any extraction (`_picks`)
+        if fresh and spurious and u < self.params.extract_spurious:
+            fresh.append(self._note(spurious[int(rng.integers(len(spurious)))], rng, "cheatsheet"))
+        kept = [e for e in sheet if self._concerns(e, archs)]
+        other = [e for e in sheet if not self._concerns(e, archs)]
+        out: list[MemoryNote] = []
+        covered: set[str] = set()
+        for e in fresh + kept + other:
+            ids = set(_ids(e.meta))
+            if ids and ids <= covered:
+                continue
+            covered |= ids
+            out.append(MemoryNote.from_dict(e.to_dict()))
+            if len(out) == max_entries:
+                break
+        return out
+
     def curate_cheatsheet(
         self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15
     ) -> list[MemoryNote]:
-        """Dynamic Cheatsheet (DC-Cu) curator: after a success, count +1 for entries that
-        concern the task; picks already present count +1, new picks are appended; after
-        a failure, entries that misled on the task are dropped (`NOTICE_MISLEADING`);
-        then the `max_entries` with the highest counts are kept (ties: older first)."""
+        """Dynamic Cheatsheet (DC-Cu) curator, which sees the attempt but no outcome
+        label: it reads the outcome as the self-judge would (`judge`, noise included),
+        and then after a believed success, count +1 for entries that concern the task;
+        picks already present count +1, new picks are appended; after a believed failure,
+        entries that misled on the task are dropped (`NOTICE_MISLEADING`); then the
+        `max_entries` with the highest counts are kept (ties: older first)."""
+        believed = self.judge(task, episode)
+        episode = dataclasses.replace(episode, success=believed)
         rng = self.rng("cheatsheet", task.id, self._outcome(episode))
         archs = list(task_latent(task)["archetypes"])
         out = [MemoryNote.from_dict(e.to_dict()) for e in entries]
@@ -390,6 +445,15 @@ class SimBaselineOps:
             body = " ".join(split_sentences(s.content)[:2])
             operational.append(MemoryNote("", body, "", s.polarity, 1, s.meta))
         return {"strategic": strategic, "operational": operational}
+
+    def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]:
+        """MemEvolve's short-term memory: the step's sentences that carry a value (a digit)
+        and are not noted yet, at most 3, in their own words. SkillWorld draws an episode
+        whole (SimExecutor never calls a context's `during` hook), so inside the world
+        this runs only when a test or a live executor steps through a task."""
+        have = set(notes)
+        facts = [x for x in split_sentences(step) if any(c.isdigit() for c in x) and x not in have]
+        return list(dict.fromkeys(facts))[:3]
 
     def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate:
         """PlugMem: the decomposition's steps as intents; after a success a prescription

@@ -100,7 +100,7 @@ class WorldParams:
     action_tokens: int = 120
     """Tokens the model writes per step (reasoning plus a tool call)."""
     window: int = 3
-    """w: the agent keeps the last w steps of history in its prompt (paper, Eq. act)."""
+    """w: the agent keeps the last w steps of history in its prompt (paper, Eq. 10)."""
     covered_failure_weight: float = 0.35
     """When a task fails, relative chance that the failure happened at an archetype whose
     strategy was covered (uncovered archetypes weigh 1.0)."""

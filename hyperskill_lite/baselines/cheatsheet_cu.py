@@ -1,0 +1,107 @@
+"""Cheatsheet-Cu: Dynamic Cheatsheet's cumulative variant (registered as ``cheatsheet-cu``).
+
+Not the paper's "Cheatsheet" row: EvolveLab, and the paper's "Semantic" retrieval column,
+run the retrieval-synthesis variant, `cheatsheet` (cheatsheet.py). This is the other
+variant of the same paper, kept for comparison.
+
+Mechanism (Suzgun et al., "Dynamic Cheatsheet: Test-Time Learning with Adaptive
+Memory", 2025, DC-Cu):
+
+- memory: one evolving cheatsheet of reusable strategies, pitfalls and shortcuts, each
+  entry with a usage count;
+- retrieve: the whole cheatsheet is given to the model with every task (no search);
+- update: after each task a curator model rewrites the whole cheatsheet from the
+  previous one, the task and the model's attempt (its trajectory and final answer; no
+  correctness label, which DC-Cu never has): it keeps valid entries, counts the ones
+  that were used, adds new insights, merges duplicates and drops wrong entries, within a
+  size budget.
+
+=============  ===========================  ===========================  ===================
+               Dynamic Cheatsheet (DC-Cu)   EvolveLab                    here
+=============  ===========================  ===========================  ===================
+stores         one cheatsheet               (runs DC-RS instead)         one cheatsheet of
+                                                                         <= 15 entries with
+                                                                         counts
+retrieves (k)  the whole cheatsheet         -                            the whole cheatsheet
+                                                                         (k unused)
+updates        curator after each task,     -                            curator after each
+               sees the attempt only                                     task, sees the
+                                                                         attempt only
+=============  ===========================  ===========================  ===================
+
+Simplified here: the size budget is at most 15 entries (DC bounds the cheatsheet by the
+curator's output length). Without a label, the curator judges the attempt itself: the
+live prompt shows the trajectory and final answer only; in SkillWorld the curator's
+reading of the outcome is the self-judge's verdict (`SimLLM.judge`), noise included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.types import Episode, MemoryContext, Task
+
+__all__ = ["CumulativeCheatsheet"]
+
+
+class CumulativeCheatsheet(BaselineMemory):
+    """DC-Cu on the runner's interface (module docstring). `entries` is the cheatsheet
+    (notes with counts), `ids` their stable ids (an entry the curator keeps with the same
+    text keeps its id)."""
+
+    name = "cheatsheet-cu"
+    SECTIONS = (("cheatsheet", "## Cheatsheet"),)
+    STORES = ()
+
+    def __init__(self, llm: Any, encoder: Any = None, k: int = 3, max_entries: int = 15) -> None:
+        super().__init__(llm, encoder, k)
+        if max_entries < 1:
+            raise ValueError(f"cheatsheet-cu: max_entries must be >= 1, got {max_entries}")
+        self.max_entries = int(max_entries)
+        self.entries: list[MemoryNote] = []
+        self.ids: list[str] = []
+        self._next_id = 1
+        self.curations = 0
+
+    def begin(self, task: Task) -> MemoryContext:
+        if not self.entries:
+            return MemoryContext()
+        items = [note_item("cheatsheet", n, f"{n.text} (count: {n.count})") for n in self.entries]
+        return self._context(items, list(self.ids))
+
+    def end(self, task: Task, episode: Episode) -> None:
+        new = list(
+            self._op("curate_cheatsheet", list(self.entries), task, episode, self.max_entries)
+        )[: self.max_entries]
+        old = {n.text: i for i, n in zip(self.ids, self.entries)}
+        ids = []
+        for n in new:
+            if n.text in old and old[n.text] not in ids:
+                ids.append(old[n.text])
+            else:
+                ids.append(f"cs{self._next_id}")
+                self._next_id += 1
+        self.entries, self.ids = new, ids
+        self.curations += 1
+        self.t += 1
+
+    def stats(self) -> dict[str, int]:
+        return {"entries": len(self.entries)}
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "entries": [n.to_dict() for n in self.entries],
+            "ids": self.ids,
+            "next_id": self._next_id,
+            "curations": self.curations,
+            "max_entries": self.max_entries,
+        }
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        self.entries = [MemoryNote.from_dict(d) for d in state["entries"]]
+        self.ids = list(state["ids"])
+        self._next_id = int(state["next_id"])
+        self.curations = int(state["curations"])
+        self.max_entries = int(state["max_entries"])

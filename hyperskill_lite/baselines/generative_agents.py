@@ -1,0 +1,193 @@
+"""Generative Agents: the memory stream of Park et al. (registered as ``generative-agents``).
+
+Not the paper's "Generative" baseline: the HyperSkill paper cites AgentSquare's Generative
+memory module, which is `generative` (generative.py). This is the memory architecture that
+module is named after, kept as a variant for comparison.
+
+Mechanism (Park et al., "Generative Agents: Interactive Simulacra of Human Behavior",
+UIST 2023; their code, joonspk-research/generative_agents, reverie/backend_server/
+persona/cognitive_modules/retrieve.py, weighs the terms 0.5 / 3 / 2 (recency, relevance,
+importance) and ranks recency by access order; the paper's weights 1 are used here and
+`weights` sets others):
+
+- store: every episode is an observation in the memory stream (task, outcome and
+  trajectory), with an importance score 1-10 rated by the model when it is stored and
+  its creation and last-access times;
+- retrieve: score = a_rec * recency + a_imp * importance + a_rel * relevance, each term
+  min-max normalised over the stream, all weights 1; recency = decay^(t - last access),
+  relevance = cosine(phi(task), phi(memory)); the top-k memories are shown, and their
+  last-access time becomes now;
+- reflection: when the importance of the memories stored since the last reflection
+  sums past a threshold, the model infers 1-3 high-level insights from the most recent
+  memories; they enter the stream as memories of their own (rated, retrievable).
+
+=============  ==========================  ===========================  ====================
+               Park et al.                 EvolveLab                    here
+=============  ==========================  ===========================  ====================
+stores         every observation, rated    (no provider of this         every episode, rated
+               1-10, and reflections       design)                      1-10, reflections
+retrieves (k)  recency + importance +      -                            the same score, k=3
+               relevance, top-k                                         (settable)
+updates        access times; reflect at    -                            access times in
+               150 importance points                                    `end`; reflect at 50
+=============  ==========================  ===========================  ====================
+
+Simplified here: time is the episode count (one tick per finished task; decay 0.995 per
+tick, Park et al.'s per-hour value); Park et al. reflect when 150 importance points
+accumulate over hundreds of observations a day, here one memory per episode, so the
+threshold is 50 (about one reflection every 8-10 episodes) over the last 20 memories;
+the reflection is one call (the paper asks questions first, then answers them). Access
+times change in `end`, from the pending retrieval (equivalent, as time only moves there).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.types import Episode, MemoryContext, Task
+
+__all__ = ["GenerativeAgents", "minmax", "retrieval_scores"]
+
+
+def minmax(x: np.ndarray) -> np.ndarray:
+    """Min-max normalise to [0, 1]; a constant vector maps to zeros.
+
+    >>> minmax(np.array([2.0, 4.0, 3.0])).tolist(), minmax(np.array([5.0, 5.0])).tolist()
+    ([0.0, 1.0, 0.5], [0.0, 0.0])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    span = x.max() - x.min() if len(x) else 0.0
+    return (x - x.min()) / span if span > 0 else np.zeros_like(x)
+
+
+def retrieval_scores(
+    recency: np.ndarray,
+    importance: np.ndarray,
+    relevance: np.ndarray,
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+) -> np.ndarray:
+    """Generative Agents' retrieval score of each memory, all (n,) arrays:
+    a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance).
+
+    >>> retrieval_scores(np.array([1.0, 0.5]), np.array([2, 8]), np.array([0.9, 0.1])).tolist()
+    [2.0, 1.0]
+    """
+    a_rec, a_imp, a_rel = weights
+    return a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance)
+
+
+class GenerativeAgents(BaselineMemory):
+    """The Generative Agents memory stream on the runner's interface (module doc).
+
+    `stream` rows: key = the memory text; payload ``{"kind", "note", "importance",
+    "created", "last_access", "task_id"}``.
+    """
+
+    name = "generative-agents"
+    SECTIONS = (("insight", "## Reflections"), ("trajectory", "## Relevant memories"))
+    STORES = ("stream",)
+
+    def __init__(
+        self,
+        llm: Any,
+        encoder: Any = None,
+        k: int = 3,
+        decay: float = 0.995,
+        reflect_threshold: float = 50.0,
+        reflect_window: int = 20,
+        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    ) -> None:
+        super().__init__(llm, encoder, k)
+        if not 0.0 < decay <= 1.0:
+            raise ValueError(f"generative: decay must be in (0, 1], got {decay}")
+        if reflect_threshold <= 0 or reflect_window < 1:
+            raise ValueError("generative: reflect_threshold must be > 0 and reflect_window >= 1")
+        self.decay, self.reflect_threshold = float(decay), float(reflect_threshold)
+        self.reflect_window, self.weights = int(reflect_window), tuple(weights)
+        self.stream = self._new_store()
+        self.importance_since_reflection = 0.0
+        """Importance stored since the last reflection (kept across tasks)."""
+        self.reflections = 0
+
+    def scores(self, task: Task) -> tuple[np.ndarray, np.ndarray]:
+        """(live rows (n,), their retrieval scores (n,)) for `task` at the current time."""
+        rows, rel = self.stream.cosine(self._vec(task.text))
+        pl = [self.stream.payloads[r] for r in rows]
+        rec = self.decay ** np.array([self.t - p["last_access"] for p in pl], dtype=np.float64)
+        imp = np.array([p["importance"] for p in pl], dtype=np.float64)
+        return rows, retrieval_scores(rec, imp, rel, self.weights)  # type: ignore[arg-type]
+
+    def begin(self, task: Task) -> MemoryContext:
+        if not len(self.stream):
+            return MemoryContext()
+        rows, s = self.scores(task)
+        top = [int(rows[i]) for i in np.argsort(-s, kind="stable")[: self.k]]
+        self._pending[task.id] = top
+        items = []
+        for r in top:
+            p = self.stream.payloads[r]
+            items.append(note_item(p["kind"], MemoryNote.from_dict(p["note"])))
+        return self._context(items, [f"m{r}" for r in top])
+
+    def _remember(self, kind: str, note: MemoryNote, task_id: str) -> float:
+        importance = float(self._op("rate_importance", note))
+        self.stream.add(
+            note.text,
+            self._vec(note.text),
+            {
+                "kind": kind,
+                "note": note.to_dict(),
+                "importance": importance,
+                "created": self.t,
+                "last_access": self.t,
+                "task_id": task_id,
+            },
+        )
+        return importance
+
+    def end(self, task: Task, episode: Episode) -> None:
+        for r in self._pending.pop(task.id, []):
+            if r in self.stream.rows():
+                p = dict(self.stream.payloads[r])
+                p["last_access"] = self.t
+                self.stream.update(r, p)
+        self.t += 1
+        outcome = "success" if episode.success else "failure"
+        note = MemoryNote(
+            "",
+            f"Task: {task.text}\nOutcome: {outcome}\n{episode.trajectory}",
+            polarity=outcome,
+            meta=self._meta_of(task, episode),
+        )
+        self.importance_since_reflection += self._remember("trajectory", note, task.id)
+        if self.importance_since_reflection >= self.reflect_threshold:
+            self._reflect(task.id)
+
+    def _reflect(self, task_id: str) -> None:
+        rows = sorted(self.stream.rows(), key=lambda r: (self.stream.payloads[r]["created"], r))
+        recent = [
+            MemoryNote.from_dict(self.stream.payloads[r]["note"])
+            for r in rows[-self.reflect_window :]
+        ]
+        for insight in self._op("reflect", recent):
+            self._remember("insight", insight, task_id)
+        self.importance_since_reflection = 0.0
+        self.reflections += 1
+
+    def stats(self) -> dict[str, int]:
+        kinds = [self.stream.payloads[r]["kind"] for r in self.stream.rows()]
+        return {"memories": kinds.count("trajectory"), "reflections": kinds.count("insight")}
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "importance_since_reflection": self.importance_since_reflection,
+            "reflections": self.reflections,
+        }
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        self.importance_since_reflection = float(state["importance_since_reflection"])
+        self.reflections = int(state["reflections"])
