@@ -21,6 +21,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from hyperskill_lite.core.config import PRUNE_MODES
+
 __all__ = ["main", "build_parser"]
 
 BENCH_TO_PROMPT = {"gaia": "gaia", "webwalkerqa": "webwalkerqa", "xbench": "xbench"}
@@ -44,8 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", required=True, type=Path, help="run directory (rerun to resume)")
     r.add_argument("--encoder", choices=["minilm", "hashing"], default="minilm")
     r.add_argument("--k", type=int, default=None, help="one retrieval budget for k_u, k_e, k_s")
-    r.add_argument("--prune-mode", choices=["threshold", "fraction"], default=None)
-    r.add_argument("--rho", type=float, default=None, help="fraction pruned in fraction mode")
+    r.add_argument("--prune-mode", choices=list(PRUNE_MODES), default=None,
+                   help="how rho is read (default: the config's, \"ratio\"; see HyperSkillConfig)")
+    r.add_argument("--rho", type=float, default=None,
+                   help="share pruned per maintenance cycle (ratio/fraction modes; 0: none)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     src = r.add_argument_group("offline world")
     src.add_argument("--world", choices=["skillworld"], default=None)
@@ -62,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("--judge", choices=["exact", "llm", "self"], default=None,
                       help="outcome judge: exact (GAIA scorer), llm (GT-judge, the default for "
                       "--benchmark), self (no gold answer); default for --tasks: exact if answers exist")
+    live.add_argument("--score-judge", choices=["exact", "llm"], default=None,
+                      help="with --judge self on data with answers: the judge that scores SR "
+                      "(default: the one a GT-judge run of the same data uses, llm for "
+                      "--benchmark, else exact), so self SR / GT SR holds the scorer fixed")
     live.add_argument("--subset", default=None,
                       help="WebWalkerQA rows sampled with seed 42 (default 170, the paper's subset; "
                       "'all' = every row)")
@@ -101,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--methods", nargs="+", default=None,
                    help="default: no-memory, hyperskill and the ten baselines")
     c.add_argument("--encoder", choices=["minilm", "hashing"], default="minilm")
+    c.add_argument("--judge", choices=["gt", "self"], default="gt",
+                   help="what the memories learn from: the world's truth (gt) or the simulated "
+                   "self-judge; SR is scored by the truth either way")
     c.add_argument("--out", type=Path, default=None, help="keep the runs (resumable)")
     c.add_argument("--jobs", type=int, default=None,
                    help="worker processes for the (method, seed) cells (default: one per "
@@ -167,13 +178,16 @@ def cmd_run(args) -> int:
             args.profile, args.seed, args.episodes, args.phrasing
         )
         info.update(world="skillworld", profile=args.profile, phrasing=args.phrasing)
-        if args.judge == "self":
+        if args.judge == "self":  # SR stays the world's truth; the memory learns from SimLLM
             learn_judge = llm.judge
+            info.update(score_judge="world", learn_judge="self")
+        elif args.judge is not None:
+            raise SystemExit(f"--judge {args.judge} needs a live model; SkillWorld takes --judge self")
     else:
         llm, executor, tasks, judge, learn_judge = _live_parts(args)
         usage = lambda: asdict(llm.usage.snapshot())  # noqa: E731
         info.update(backend="openai", model=llm.model, benchmark=args.benchmark,
-                    tasks=str(args.tasks or args.data), judge=args.judge,
+                    tasks=str(args.tasks or args.data), judge=args.judge, **args.judges,
                     structured=args.structured, structured_mode=llm.resolve_structured(),
                     structured_probe=llm.structured_probe, protocol=args.protocol,
                     protocol_used=executor.resolve_protocol(),
@@ -249,11 +263,17 @@ def _live_parts(args):
     executor = AgentExecutor(llm, tools, max_steps=args.max_steps, window=_config(args).window,
                              protocol=args.protocol)
     has_gold = all(t.answer is not None for t in tasks)
-    kind = args.judge or ("llm" if args.benchmark and has_gold else "exact" if has_gold else "self")
+    gt_kind = "llm" if args.benchmark and has_gold else "exact" if has_gold else "self"
+    kind = args.judge or gt_kind
+    if args.score_judge and not (kind == "self" and has_gold):
+        raise SystemExit("--score-judge applies to --judge self on data with answers only")
     judge = make_judge(kind, llm)
     learn_judge = None
-    if kind == "self" and has_gold:  # the paper's robustness study: learn from self-judge,
-        judge, learn_judge = make_judge("exact", llm), judge  # report SR against gold
+    args.judges = {"score_judge": kind, "learn_judge": kind}
+    if kind == "self" and has_gold:  # the paper's robustness study: learn from the self-judge,
+        score = args.score_judge or gt_kind  # score SR with the GT run's judge
+        judge, learn_judge = make_judge(score, llm), judge
+        args.judges = {"score_judge": score, "learn_judge": "self"}
     return llm, executor, tasks, judge, learn_judge
 
 
@@ -300,7 +320,7 @@ def cmd_compare(args) -> int:
 
     table, _ = compare(args.profile, args.episodes, args.seeds, methods=args.methods,
                        encoder=args.encoder, out=args.out, log=print, phrasing=args.phrasing,
-                       jobs=args.jobs)
+                       jobs=args.jobs, judge=args.judge)
     print()
     print(table)
     return 0

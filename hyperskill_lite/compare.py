@@ -8,8 +8,11 @@ returns a plain-text table like the paper's Table 1 plus one row per (method, se
 - SR (%), #Steps and #Calls (tool calls) per task, and Tokens (the agent's tokens per
   task, which grow with the memory context it reads every step), each as mean ± sample
   standard deviation over seeds with the difference of the means to no-memory;
-- MemCalls: memory-model calls per task (extraction, scoring, curation, ...), the
-  memory's own cost, which SkillWorld does not turn into tokens.
+- MemCalls: memory-model calls per task (extraction, scoring, curation, ...);
+- the paper's per-task cost measures (its token-cost and latency figures): tokens/task
+  (TotalTokens: the agent's plus the memory model's; SkillWorld estimates the memory
+  calls' tokens from the real prompt texts it would send, world/meter.py) and s/task
+  (Latency: wall-clock seconds of the whole episode, maintenance spread over the tasks).
 
 Every method sees the same tasks, the same simulated model and the same executor for a
 seed, so the differences are the memories'. SkillWorld numbers are a simulation and are
@@ -37,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compare", "aggregate", "format_table", "DEFAULT_METHODS", "KEYS"]
+__all__ = ["compare", "aggregate", "format_table", "retention", "DEFAULT_METHODS", "KEYS"]
 
-KEYS = ("SR", "Steps", "Calls", "Tokens", "MemCalls")
+KEYS = ("SR", "Steps", "Calls", "Tokens", "MemCalls", "TotalTokens", "Latency")
 """Per-run figures aggregated over seeds (see the module docstring)."""
 
 DELTA_KEYS = ("SR", "Steps", "Calls", "Tokens")
@@ -77,16 +80,20 @@ def format_table(
     title: str = "",
 ) -> str:
     """A Table-1-style text table: mean ± sd per key, (+delta) of the mean against
-    `baseline` for SR, #Steps, #Calls and Tokens.
+    `baseline` for SR, #Steps, #Calls and Tokens (the agent's); then the means of
+    MemCalls, tokens/task (agent + memory model, "TotalTokens") and s/task ("Latency"),
+    shown as "-" when `agg` lacks them.
 
     >>> agg = {"no-memory": {"SR": (40.0, 0.0), "Steps": (5.0, 0.5), "Calls": (5.0, 0.0),
-    ...                      "Tokens": (20000.0, 0.0), "MemCalls": (0.0, 0.0)},
+    ...                      "Tokens": (20000.0, 0.0), "MemCalls": (0.0, 0.0),
+    ...                      "TotalTokens": (20000.0, 0.0), "Latency": (0.02, 0.0)},
     ...        "awm": {"SR": (45.0, 5.0), "Steps": (4.5, 0.5), "Calls": (4.0, 0.0),
-    ...                "Tokens": (21000.0, 0.0), "MemCalls": (0.5, 0.0)}}
+    ...                "Tokens": (21000.0, 0.0), "MemCalls": (0.5, 0.0),
+    ...                "TotalTokens": (21900.0, 0.0), "Latency": (0.031, 0.0)}}
     >>> print(format_table(agg))
-    method     SR (%)                #Steps               #Calls               Tokens             MemCalls
-    no-memory  40.00 ± 0.00          5.00 ± 0.50          5.00 ± 0.00          20000 ± 0          0.00
-    awm        45.00 ± 5.00 (+5.00)  4.50 ± 0.50 (-0.50)  4.00 ± 0.00 (-1.00)  21000 ± 0 (+1000)  0.50
+    method     SR (%)                #Steps               #Calls               Tokens             MemCalls  tokens/task  s/task
+    no-memory  40.00 ± 0.00          5.00 ± 0.50          5.00 ± 0.00          20000 ± 0          0.00      20000        0.020
+    awm        45.00 ± 5.00 (+5.00)  4.50 ± 0.50 (-0.50)  4.00 ± 0.00 (-1.00)  21000 ± 0 (+1000)  0.50      21900        0.031
     """
     base = agg.get(baseline) if baseline else None
     cols = [
@@ -95,7 +102,9 @@ def format_table(
         ("Calls", "#Calls", ".2f"),
         ("Tokens", "Tokens", ".0f"),
     ]
-    table = [["method"] + [h for _, h, _ in cols] + ["MemCalls"]]
+    means = (("MemCalls", "MemCalls", ".2f"), ("TotalTokens", "tokens/task", ".0f"),
+             ("Latency", "s/task", ".3f"))
+    table = [["method"] + [h for _, h, _ in cols] + [h for _, h, _ in means]]
     for m, vals in agg.items():
         row = [m]
         for key, _, fmt in cols:
@@ -104,7 +113,8 @@ def format_table(
             if base is not None and m != baseline and key in DELTA_KEYS:
                 s += f" ({format(mean - base[key][0], '+' + fmt)})"
             row.append(s)
-        table.append(row + [f"{vals['MemCalls'][0]:.2f}"])
+        table.append(row + [format(vals[k][0], fmt) if k in vals else "-"
+                            for k, _, fmt in means])
     widths = [max(len(r[j]) for r in table) + 2 for j in range(len(table[0]))]
     lines = [title] if title else []
     lines += ["".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip() for r in table]
@@ -112,16 +122,17 @@ def format_table(
 
 
 def _run_row(records: list[dict[str, Any]], method: str, seed: int) -> dict[str, Any]:
-    arr = lambda key: np.array([float(r[key]) for r in records])  # noqa: E731
+    from hyperskill_lite.runner import summarize
+
+    s = summarize(records)
     return {
         "method": method,
         "seed": seed,
-        "SR": 100.0 * float(arr("success").mean()),
-        "Steps": float(arr("steps").mean()),
-        "Calls": float(arr("calls").mean()),
-        "Tokens": float(arr("tokens").mean()),
-        "CtxTokens": float(arr("context_tokens").mean()),
-        "MemCalls": float(arr("memory_llm_calls").mean()),
+        **{k: float(s[k]) for k in ("SR", "Steps", "Calls", "Tokens", "CtxTokens")},
+        "MemCalls": float(np.mean([r["memory_llm_calls"] for r in records])),
+        "MemTokens": float(s["MemTokens"]),
+        "TotalTokens": float(s["TotalTokens"]),
+        "Latency": float(s["Latency"]),
         "N": len(records),
         "context_share": float(
             np.mean([bool(r["retrieved"]) or r["context_tokens"] > 0 for r in records])
@@ -136,8 +147,39 @@ def _init_worker(threads: int) -> None:
         os.environ[var] = str(threads)
 
 
+def retention(
+    gt_rows: Sequence[dict[str, Any]], self_rows: Sequence[dict[str, Any]],
+    method: str = "hyperskill",
+) -> dict[str, float]:
+    """The paper's self-judge retention (Appendix "Robustness Analysis", Table
+    "self-judge"): Self-judge SR / GT-judge SR x 100 %, for `method`, from the rows of a
+    ``compare(..., judge="gt")`` and a ``compare(..., judge="self")`` over the same seeds.
+    Both SRs are scored by the same judge (the world's truth in SkillWorld); only what the
+    memory learned from differs. Returns {"GT-judge", "Self-judge" (mean SR over seeds),
+    "Retention" (%), "Delta" (self - GT, SR points), "seeds"}.
+
+    >>> gt = [{"method": "hyperskill", "seed": s, "SR": v} for s, v in ((0, 50.0), (1, 40.0))]
+    >>> sj = [{"method": "hyperskill", "seed": s, "SR": v} for s, v in ((0, 45.0), (1, 36.0))]
+    >>> retention(gt, sj)
+    {'GT-judge': 45.0, 'Self-judge': 40.5, 'Retention': 90.0, 'Delta': -4.5, 'seeds': 2}
+    """
+    g = {r["seed"]: float(r["SR"]) for r in gt_rows if r["method"] == method}
+    s = {r["seed"]: float(r["SR"]) for r in self_rows if r["method"] == method}
+    if not g or set(g) != set(s):
+        raise ValueError(
+            f"retention: {method!r} needs rows for the same seeds in both runs, got GT seeds "
+            f"{sorted(g)} and self-judge seeds {sorted(s)}"
+        )
+    gt_sr, self_sr = float(np.mean(list(g.values()))), float(np.mean(list(s.values())))
+    if gt_sr == 0:
+        raise ValueError(f"retention: {method!r} has a GT-judge SR of 0; the ratio is undefined")
+    return {"GT-judge": gt_sr, "Self-judge": self_sr, "Retention": 100.0 * self_sr / gt_sr,
+            "Delta": self_sr - gt_sr, "seeds": len(g)}
+
+
 def _run_cell(
-    profile: str, episodes: int, seed: int, name: str, phrasing: str, run_dir: str, encoder: Any
+    profile: str, episodes: int, seed: int, name: str, phrasing: str, run_dir: str, encoder: Any,
+    judge: str = "gt",
 ) -> dict[str, Any]:
     """One (method, seed) run of `compare`, resumable in `run_dir`; its row."""
     from hyperskill_lite.core.config import HyperSkillConfig
@@ -149,22 +191,22 @@ def _run_cell(
     enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
     params = WorldParams(phrasing=phrasing)
     tasks = shuffled(make_tasks(profile, seed=seed, params=params), seed=42)[:episodes]
-    system = make_method(name, SimLLM(params, seed=seed), enc, HyperSkillConfig())
+    llm = SimLLM(params, seed=seed)
+    system = make_method(name, llm, enc, HyperSkillConfig())
+    info = {"method": name, "profile": profile, "seed": seed, "encoder": enc.name,
+            "phrasing": phrasing}
+    if judge == "self":
+        info["learn_judge"] = "self"
     run_episodes(
         system,
         tasks,
         SimExecutor(params, seed=seed),
         Path(run_dir),
         progress=False,
-        run_info={
-            "method": name,
-            "profile": profile,
-            "seed": seed,
-            "encoder": enc.name,
-            "phrasing": phrasing,
-        },
+        learn_judge=llm.judge if judge == "self" else None,
+        run_info=info,
     )
-    return _run_row(read_records(Path(run_dir)), name, seed)
+    return {**_run_row(read_records(Path(run_dir)), name, seed), "judge": judge}
 
 
 def compare(
@@ -177,6 +219,7 @@ def compare(
     log: Callable[[str], None] | None = None,
     phrasing: str = "calibrated",
     jobs: int | None = 1,
+    judge: str = "gt",
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every method on SkillWorld `profile` and tabulate (module docstring).
 
@@ -199,15 +242,23 @@ def compare(
         order in which `log` reports them differs. Workers rebuild the encoder by name
         and share the persistent embedding cache (core/cache.py); each gets
         cores // jobs torch threads.
+    judge : what the memories learn from: "gt" (default) the world's true outcome, or
+        "self" the simulated self-judge (`SimLLM.judge`, wrong with probability
+        `WorldParams.self_judge_flip`). SR is scored by the world's truth either way, so
+        `retention` of the two is the paper's self-judge retention. Self-judge runs live
+        in ``OUT/<profile>/<method>+self-judge/``.
 
     Returns ``(table, rows)``: the table text and one dict per (method, seed) with SR,
-    Steps, Calls, Tokens, CtxTokens, MemCalls, N and context_share (the fraction of
-    episodes that received memory).
+    Steps, Calls, Tokens, CtxTokens, MemCalls, MemTokens, TotalTokens, Latency (wall
+    clock, the only field that differs between two identical runs), N and context_share
+    (the fraction of episodes that received memory).
     """
     from hyperskill_lite.core.embed import encoder_by_name
     from hyperskill_lite.methods import METHODS
     from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
 
+    if judge not in ("gt", "self"):
+        raise ValueError(f"compare: judge must be 'gt' or 'self', got {judge!r}")
     if profile not in PROFILES:
         raise ValueError(f"compare: unknown profile {profile!r}; choose one of {PROFILES}")
     if int(episodes) < 1:
@@ -252,12 +303,14 @@ def compare(
             )
 
     def cell_args(seed: int, name: str) -> tuple:
-        return (profile, episodes, seed, name, phrasing, str(root / profile / name / f"seed-{seed}"))
+        folder = name if judge == "gt" else f"{name}+self-judge"
+        return (profile, episodes, seed, name, phrasing,
+                str(root / profile / folder / f"seed-{seed}"), enc, judge)
 
     try:
         if jobs == 1:
             for seed, name in cells:
-                done(_run_cell(*cell_args(seed, name), encoder=enc))
+                done(_run_cell(*cell_args(seed, name)))
         else:
             threads = max(1, (os.cpu_count() or 1) // jobs)
             ctx = multiprocessing.get_context("spawn")  # torch is not fork-safe
@@ -265,7 +318,7 @@ def compare(
                 jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
             ) as pool:
                 futures = [
-                    pool.submit(_run_cell, *cell_args(seed, name), encoder=enc.name)
+                    pool.submit(_run_cell, *cell_args(seed, name)[:6], enc.name, judge)
                     for seed, name in cells
                 ]
                 for fut in as_completed(futures):
@@ -277,7 +330,9 @@ def compare(
     rows.sort(key=lambda r: (order[r["method"]], seed_list.index(r["seed"])))
     title = (
         f"SkillWorld '{profile}', {episodes} episodes x {len(seed_list)} seed(s), "
-        f"encoder {enc.name}, {phrasing} phrasing; mean ± sd over seeds, (delta) vs no-memory. "
+        f"encoder {enc.name}, {phrasing} phrasing"
+        + (", memories learn from the self-judge" if judge == "self" else "")
+        + "; mean ± sd over seeds, (delta) vs no-memory. "
         "Offline simulation: NOT the paper's numbers."
     )
     table = format_table(aggregate(rows), "no-memory", title)
@@ -289,6 +344,7 @@ def compare(
             "seeds": seed_list,
             "encoder": enc.name,
             "phrasing": phrasing,
+            "judge": judge,
             "rows": rows,
         }
         (Path(out) / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))

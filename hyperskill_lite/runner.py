@@ -31,6 +31,7 @@ from hyperskill_lite.agent.llm import LLMError
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.core.config import maintenance_period
 from hyperskill_lite.core.dirlock import fsync_dir
+from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.types import Episode, Executor, Judge, MemoryContext, MemorySystem, Task
 
 __all__ = [
@@ -191,13 +192,20 @@ def run_episodes(
         default ceil(0.1 N) with N = len(tasks) (Appendix A); pass
         ``config.maintain_every(len(tasks))`` for another ratio.
     judge : decides the outcome r_i that is reported (SR); default the executor's own
-        `episode.success`.
+        `episode.success`. Its verdict is the record's "judge" and "success".
     learn_judge : decides the outcome the memory learns from (the paper's self-judge
-        study); default the same as `judge`.
+        study, Appendix "Robustness Analysis"); default the same as `judge`. It judges a
+        copy of the episode, so the scoring verdict is never overwritten: the record
+        keeps both, "success"/"judge" (scored) and "learned_success"/"learn_judge"
+        (learned from). Holding `judge` fixed across a GT-judge and a self-judge run is
+        what makes their SRs comparable (`compare.retention`).
     run_info : the run's arguments, stored in OUT/run.json; a resume with different
         arguments is refused.
-    usage : optional callable giving cumulative model usage counters
-        (``{"calls", "prompt_tokens", "completion_tokens"}``) for per-episode accounting.
+    usage : optional callable giving cumulative model usage counters (``{"calls",
+        "prompt_tokens", "completion_tokens", "agent_tokens", "memory_tokens",
+        "judge_tokens", ...}``, e.g. ``Usage.totals``) for per-episode accounting; default
+        ``system.llm.usage.totals`` when the system's model keeps one (PromptedLLM's
+        real counts, SimLLM's estimates from the real prompts).
     durable : True (default) snapshots the whole state after every episode and fsyncs
         every write, so a run killed at any moment resumes exactly. False writes the
         records (unsynced) and the maintenance checkpoints only: a throwaway run
@@ -209,6 +217,9 @@ def run_episodes(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     n = len(tasks)
+    if usage is None:
+        totals = getattr(getattr(getattr(system, "llm", None), "usage", None), "totals", None)
+        usage = totals if callable(totals) else None
     period = maintenance_period(n) if maintain_every is None else int(maintain_every)
     if period < 0:
         raise ValueError(f"maintain_every must be >= 0 (0: never), got {maintain_every}")
@@ -235,7 +246,7 @@ def run_episodes(
         task = tasks[i]
         record = _one_episode(i, task, system, executor, judge, learn_judge, usage)
         if period and (i + 1) % period == 0:
-            t0 = time.perf_counter()
+            t0, setup0 = time.perf_counter(), setup_seconds()
             try:
                 report = system.maintain()
                 record["maintenance"] = {
@@ -248,7 +259,8 @@ def run_episodes(
                 }
             except ERRORS_RECORDED as exc:  # e.g. LLM-Merge failed: keep what was done
                 record["maintenance"] = {"error": f"maintain: {exc}"}
-            record["maintenance"]["seconds"] = round(time.perf_counter() - t0, 6)
+            record["maintenance"]["seconds"] = round(
+                max(0.0, time.perf_counter() - t0 - (setup_seconds() - setup0)), 6)
             ck = out / "checkpoints" / f"maint-{i + 1:04d}"
             shutil.rmtree(ck, ignore_errors=True)
             system.save(ck)
@@ -271,12 +283,14 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
     errors: list[str] = []
     u0 = usage() if usage else None
     calls0 = int(getattr(system, "llm_calls", 0))
+    setup0 = setup_seconds()  # a lazily loaded encoder's one-off load is not task latency
     t0 = time.perf_counter()
     try:
         context = system.begin(task)
     except ERRORS_RECORDED as exc:
         context, errors = MemoryContext(), [f"begin: {exc}"]
     t_begin = time.perf_counter() - t0
+    setup_begin = setup_seconds() - setup0
     try:
         episode = executor.run(task, context)
     except ERRORS_RECORDED as exc:
@@ -284,8 +298,15 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
     if episode.error:
         errors.append(episode.error)
     success = _judged(judge, task, episode, errors)
-    learned = _judged(learn_judge, task, episode, errors) if learn_judge else success
+    verdict = episode.meta.get("judge")  # the scoring judge's, before another can write
+    learned, learn_verdict = success, None
+    if learn_judge:
+        seen = Episode(**{**episode.to_dict(), "meta": {k: v for k, v in episode.meta.items()
+                                                        if k != "judge"}})
+        learned = _judged(learn_judge, task, seen, errors, "learn judge")
+        learn_verdict = seen.meta.get("judge")
     taught = Episode(**{**episode.to_dict(), "success": learned})
+    setup_before_end = setup_seconds()
     t1 = time.perf_counter()
     update = None
     try:
@@ -293,6 +314,9 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
     except ERRORS_RECORDED as exc:
         errors.append(f"end: {exc}")
     t_end = time.perf_counter() - t1
+    seconds = time.perf_counter() - t0
+    setup = setup_seconds() - setup0
+    setup_memory = setup_begin + (setup_seconds() - setup_before_end)
     record: dict[str, Any] = {
         "index": i,
         "task_id": task.id,
@@ -303,29 +327,38 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage) -> dict[s
         "tokens": int(episode.tokens),
         "context_tokens": int(episode.meta.get("context_tokens", count_tokens(context.text))),
         "memory_llm_calls": int(getattr(system, "llm_calls", 0)) - calls0,
-        "memory_seconds": round(t_begin + t_end, 6),
+        "memory_seconds": round(max(0.0, t_begin + t_end - setup_memory), 6),
+        "seconds": round(max(0.0, seconds - setup), 6),
         "retrieved": list(context.retrieved),
         "answer": episode.answer,
         "error": "; ".join(errors) or None,
     }
     if isinstance(update, dict):
         record["update"] = update
-    if "judge" in episode.meta:
-        record["judge"] = episode.meta["judge"]
+    if setup > 0:
+        record["setup_seconds"] = round(setup, 6)
+    if verdict is not None:
+        record["judge"] = verdict
+    if learn_judge:
+        record["learn_judge"] = learn_verdict if learn_verdict is not None else {
+            "kind": getattr(learn_judge, "kind", None)
+            or getattr(learn_judge, "__qualname__", type(learn_judge).__name__),
+            "correct": learned}
     if usage:
         u1 = usage()
         record["usage"] = {k: u1[k] - u0.get(k, 0) for k in u1}
+        record["memory_tokens"] = int(record["usage"].get("memory_tokens", 0))
     return record
 
 
-def _judged(judge, task, episode, errors: list[str]) -> bool:
+def _judged(judge, task, episode, errors: list[str], what: str = "judge") -> bool:
     """The judge's verdict; a judge whose model fails counts the episode as failed."""
     if judge is None:
         return bool(episode.success)
     try:
         return bool(judge(task, episode))
     except ERRORS_RECORDED as exc:
-        errors.append(f"judge: {exc}")
+        errors.append(f"{what}: {exc}")
         return False
 
 
@@ -345,30 +378,48 @@ def _update_bar(bar, records, record) -> None:
     bar.update(1)
 
 
+def maintenance_seconds(records: Sequence[dict[str, Any]]) -> float:
+    """Seconds all maintenance cycles of a run took (recorded on the episode they followed)."""
+    return float(sum((r.get("maintenance") or {}).get("seconds", 0.0) for r in records))
+
+
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Table-1 figures of one run: SR (%), mean #Steps, mean #Calls, mean context tokens,
-    mean memory-operation milliseconds per episode, and the episode count."""
+    mean memory-operation milliseconds per episode, and the episode count; and the
+    paper's per-task cost measures: "Tokens" (the agent's), "MemTokens" (memory-model
+    calls: decompose, extract, merge, baseline operations), "TotalTokens" (both) and
+    "Latency" (wall-clock seconds per task of the whole episode, agent and memory, with
+    maintenance spread over the run's tasks; a lazily loaded encoder's one-off load is
+    the record's "setup_seconds", not latency). Records written before a field existed
+    count it as 0."""
     if not records:
-        return {"SR": float("nan"), "Steps": float("nan"), "Calls": float("nan"),
-                "CtxTokens": float("nan"), "MemMs": float("nan"), "N": 0}
-    arr = lambda key: np.array([r[key] for r in records], dtype=float)  # noqa: E731
+        return {k: float("nan") for k in ("SR", "Steps", "Calls", "CtxTokens", "MemMs", "Tokens",
+                                           "MemTokens", "TotalTokens", "Latency")} | {"N": 0}
+    arr = lambda key: np.array([r.get(key, 0) for r in records], dtype=float)  # noqa: E731
+    tokens, mem_tokens = arr("tokens").mean(), arr("memory_tokens").mean()
     return {
         "SR": 100.0 * arr("success").mean(),
         "Steps": arr("steps").mean(),
         "Calls": arr("calls").mean(),
         "CtxTokens": arr("context_tokens").mean(),
         "MemMs": 1000.0 * arr("memory_seconds").mean(),
+        "Tokens": tokens,
+        "MemTokens": mem_tokens,
+        "TotalTokens": tokens + mem_tokens,
+        "Latency": arr("seconds").mean() + maintenance_seconds(records) / len(records),
         "N": len(records),
     }
 
 
 def summary_table(rows: dict[str, dict[str, float]], baseline: str | None = "no-memory") -> str:
-    """A plain-text table like the paper's Table 1, with deltas against `baseline`.
+    """A plain-text table like the paper's Table 1, with deltas against `baseline`, and
+    the paper's cost measures: tokens per task (agent + memory calls) and latency per
+    task (seconds).
 
     >>> print(summary_table({"no-memory": {"SR": 40.0, "Steps": 5.0, "Calls": 4.0,
-    ...     "CtxTokens": 0.0, "MemMs": 0.0, "N": 10}}))
-    method     SR (%)        #Steps       #Calls       ctx tokens  mem ms  N
-    no-memory  40.00         5.00         4.00                  0    0.00  10
+    ...     "CtxTokens": 0.0, "MemMs": 0.0, "TotalTokens": 900.0, "Latency": 0.01, "N": 10}}))
+    method     SR (%)        #Steps       #Calls       ctx tokens  mem ms  tokens/task  s/task  N
+    no-memory  40.00         5.00         4.00                  0    0.00          900   0.010  10
     """
     base = rows.get(baseline) if baseline else None
 
@@ -379,14 +430,17 @@ def summary_table(rows: dict[str, dict[str, float]], baseline: str | None = "no-
             s += f" ({v - base[key]:+.2f})"
         return s
 
-    header = f"{'method':<26}{'SR (%)':<14}{'#Steps':<13}{'#Calls':<13}{'ctx tokens':>10}{'mem ms':>8}  N"
+    header = (f"{'method':<26}{'SR (%)':<14}{'#Steps':<13}{'#Calls':<13}{'ctx tokens':>10}"
+              f"{'mem ms':>8}{'tokens/task':>13}{'s/task':>8}  N")
     width = max([len(k) for k in rows] + [6]) + 2
     header = f"{'method':<{width}}" + header[26:]
     lines = [header]
     for name in rows:
+        r = rows[name]
         lines.append(
             f"{name:<{width}}{cell(name, 'SR', '.2f'):<14}{cell(name, 'Steps', '.2f'):<13}"
-            f"{cell(name, 'Calls', '.2f'):<13}{rows[name]['CtxTokens']:>10.0f}"
-            f"{rows[name]['MemMs']:>8.2f}  {rows[name]['N']}"
+            f"{cell(name, 'Calls', '.2f'):<13}{r['CtxTokens']:>10.0f}"
+            f"{r['MemMs']:>8.2f}{r.get('TotalTokens', float('nan')):>13.0f}"
+            f"{r.get('Latency', float('nan')):>8.3f}  {r['N']}"
         )
     return "\n".join(lines)

@@ -14,13 +14,14 @@ May import: `core/`. Not here: the memory itself (core/memory.py), model clients
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from hyperskill_lite.core.records import (
     ContextItem,
+    Fragment,
     MaintenanceReport,
     Polarity,
     Skill,
@@ -31,6 +32,7 @@ __all__ = [
     "Polarity",
     "Task",
     "Skill",
+    "Fragment",
     "Extraction",
     "Episode",
     "ContextItem",
@@ -168,7 +170,7 @@ class MemoryLLM(Protocol):
 
     def extract(self, task: Task, episode: Episode) -> Extraction: ...
 
-    def merge(self, a: Skill, b: Skill) -> Skill: ...
+    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill: ...
 
     def judge(self, task: Task, episode: Episode) -> bool: ...
 

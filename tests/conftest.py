@@ -116,6 +116,15 @@ WORKED_TABLE = {
 }
 
 
+def _worked_config():
+    from hyperskill_lite.core.config import HyperSkillConfig
+
+    return HyperSkillConfig(dedup_scope="same_polarity")
+
+
+WORKED_CONFIG = _worked_config()
+
+
 def worked_skill(key: str, **meta):
     from hyperskill_lite.types import Skill
 
@@ -126,10 +135,12 @@ def worked_skill(key: str, **meta):
 @pytest.fixture
 def worked():
     """The 4-hyperedge worked example above, as a HypergraphMemory with the default
-    config, (k_u, k_e, k_s) = (2, 2, 2)."""
+    config, (k_u, k_e, k_s) = (2, 2, 2), except dedup_scope="same_polarity": Unit Mixup
+    (failure) has cosine 0.96 to Official Source First (success), so under the default
+    "all" it would go into s1 (test_dedup_scope_all_crosses_polarity works that case)."""
     from hyperskill_lite.core.memory import HypergraphMemory
 
-    mem = HypergraphMemory(TableEncoder(WORKED_TABLE))
+    mem = HypergraphMemory(TableEncoder(WORKED_TABLE), WORKED_CONFIG)
     sk = worked_skill
     mem.add_trajectory(
         "T1",

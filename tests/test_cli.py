@@ -15,7 +15,7 @@ from hyperskill_lite.runner import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTINEL = "sk-test-SENTINEL-123456789012345678"
-VOLATILE = {"memory_seconds"}
+VOLATILE = {"memory_seconds", "seconds", "setup_seconds"}
 
 
 @pytest.fixture()
@@ -115,6 +115,29 @@ def test_synthetic_webwalkerqa_run_against_the_scripted_server(tmp_path, env):
     assert len(recs) == 6
     assert all(r["judge"]["kind"] == "llm" for r in recs)  # the default judge for benchmarks
     assert all(r["error"] is None for r in recs)
+
+
+def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tmp_path, env):
+    data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
+    base = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
+            "--backend", "openai", "--model", "m", "--method", "hyperskill",
+            "--encoder", "hashing", "--no-progress"]
+    with ScriptedServer(prompt_aware_responder) as server:
+        url = ["--base-url", server.base_url]
+        assert main([*base, *url, "--out", str(tmp_path / "gt")]) == 0
+        assert main([*base, *url, "--judge", "self", "--out", str(tmp_path / "self")]) == 0
+        with pytest.raises(SystemExit, match="--score-judge applies to --judge self"):
+            main([*base, *url, "--score-judge", "exact", "--out", str(tmp_path / "x")])
+    gt, sj = read_records(tmp_path / "gt"), read_records(tmp_path / "self")
+    assert {r["judge"]["kind"] for r in gt} == {r["judge"]["kind"] for r in sj} == {"llm"}
+    assert all(r["learn_judge"]["kind"] == "self" for r in sj)  # not overwritten: both kept
+    assert all(r["success"] == r["judge"]["correct"] for r in sj)
+    assert all(r["learned_success"] == r["learn_judge"]["correct"] for r in sj)
+    assert all("learn_judge" not in r for r in gt)
+    info = json.loads((tmp_path / "self" / "run.json").read_text())
+    assert (info["score_judge"], info["learn_judge"]) == ("llm", "self")
+    info = json.loads((tmp_path / "gt" / "run.json").read_text())
+    assert (info["score_judge"], info["learn_judge"]) == ("llm", "llm")
 
 
 def test_missing_benchmark_file_is_a_clear_error(tmp_path, env, capsys):

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from hyperskill_lite.compare import DEFAULT_METHODS, aggregate, compare, format_table
+from hyperskill_lite.compare import DEFAULT_METHODS, aggregate, compare, format_table, retention
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import BASELINES
 from hyperskill_lite.runner import read_records
@@ -62,10 +62,12 @@ def test_table_deltas_are_against_no_memory():
         },
     }
     lines = format_table(agg).splitlines()
-    assert lines[0].split() == ["method", "SR", "(%)", "#Steps", "#Calls", "Tokens", "MemCalls"]
+    assert lines[0].split() == ["method", "SR", "(%)", "#Steps", "#Calls", "Tokens", "MemCalls",
+                                "tokens/task", "s/task"]
     assert "40.00 ± 1.00 " in lines[1] and "(+" not in lines[1]
     assert "37.50 ± 2.50 (-2.50)" in lines[2] and "5.25 ± 0.00 (+0.25)" in lines[2]
-    assert "1500 ± 10 (+500)" in lines[2] and lines[2].endswith("1.00")
+    # rows without the cost measures (older compare.json files) show "-"
+    assert "1500 ± 10 (+500)" in lines[2] and lines[2].split()[-3:] == ["1.00", "-", "-"]
 
 
 def test_compare_runs_every_method_and_every_seed(tmp_path):
@@ -84,6 +86,15 @@ def test_compare_runs_every_method_and_every_seed(tmp_path):
     assert nm["SR"] == pytest.approx(100 * np.mean([r["success"] for r in recs]))
     assert nm["MemCalls"] == 0 and nm["context_share"] == 0
     assert all(r["MemCalls"] > 0 for r in rows if r["method"] == "hyperskill")
+    # the paper's per-task cost: agent tokens plus the memory model's (estimated from the
+    # prompts SkillWorld's model is sent), and wall-clock seconds per task
+    assert nm["MemTokens"] == 0 and nm["TotalTokens"] == nm["Tokens"]
+    hs = next(r for r in rows if r["method"] == "hyperskill" and r["seed"] == 1)
+    hs_recs = read_records(tmp_path / "webwalker" / "hyperskill" / "seed-1")
+    assert hs["MemTokens"] == pytest.approx(np.mean([r["memory_tokens"] for r in hs_recs]))
+    assert hs["MemTokens"] > 0
+    assert hs["TotalTokens"] == pytest.approx(hs["Tokens"] + hs["MemTokens"])
+    assert all(r["Latency"] > 0 for r in rows)
     doc = json.loads((tmp_path / "compare.json").read_text())
     assert doc["rows"] == rows and (tmp_path / "table.txt").read_text() == table + "\n"
     # a rerun resumes from the finished run directories and gives the same table
@@ -108,6 +119,38 @@ def test_compare_refuses_bad_input():
         compare("gaia", 5, 1, methods=["nope"], encoder=ENC)
     with pytest.raises(ValueError, match="has 100 tasks, asked for 1000"):
         compare("xbench", 1000, 1, methods=["no-memory"], encoder=ENC)
+    with pytest.raises(ValueError, match="judge must be 'gt' or 'self'"):
+        compare("gaia", 5, 1, encoder=ENC, judge="oracle")
+
+
+def test_self_judge_compare_scores_by_the_truth_and_learns_from_the_self_judge(tmp_path):
+    _, gt = compare("gaia", 40, [0, 1], methods=["hyperskill"], encoder=ENC, out=tmp_path)
+    _, sj = compare("gaia", 40, [0, 1], methods=["hyperskill"], encoder=ENC, out=tmp_path,
+                    judge="self")
+    assert {r["judge"] for r in gt} == {"gt"} and {r["judge"] for r in sj} == {"self"}
+    # no-memory learns nothing: its SR cannot depend on the judge it learns from
+    nm = lambda rows: [r["SR"] for r in rows if r["method"] == "no-memory"]  # noqa: E731
+    assert nm(gt) == nm(sj)
+    recs = read_records(tmp_path / "gaia" / "hyperskill+self-judge" / "seed-0")
+    assert len(recs) == 40
+    flipped = [r for r in recs if r["learned_success"] != r["success"]]
+    assert len(flipped) == 4  # the self-judge was wrong on 4 of 40 (flip probability 0.10)
+    assert all(r["learn_judge"]["correct"] == r["learned_success"] for r in recs)
+    gt_recs = read_records(tmp_path / "gaia" / "hyperskill" / "seed-0")
+    assert all(r["learned_success"] == r["success"] for r in gt_recs)
+    ret = retention(gt, sj)
+    assert ret["seeds"] == 2
+    assert ret["Retention"] == pytest.approx(100 * ret["Self-judge"] / ret["GT-judge"])
+    assert ret["Delta"] == pytest.approx(ret["Self-judge"] - ret["GT-judge"])
+
+
+def test_retention_refuses_unpaired_seeds_and_a_zero_gt_sr():
+    gt = [{"method": "hyperskill", "seed": 0, "SR": 50.0}]
+    with pytest.raises(ValueError, match="same seeds"):
+        retention(gt, [{"method": "hyperskill", "seed": 1, "SR": 40.0}])
+    with pytest.raises(ValueError, match="GT-judge SR of 0"):
+        retention([{"method": "hyperskill", "seed": 0, "SR": 0.0}],
+                  [{"method": "hyperskill", "seed": 0, "SR": 0.0}])
 
 
 def test_compare_in_parallel_processes_gives_the_same_rows(tmp_path):
@@ -116,7 +159,9 @@ def test_compare_in_parallel_processes_gives_the_same_rows(tmp_path):
     lines: list[str] = []
     table, parallel = compare("gaia", 6, 2, methods=methods, encoder=ENC, jobs=2,
                               out=tmp_path, log=lines.append)
-    assert parallel == serial  # same rows, same (method, seed) order
+    wall = lambda rows: [{k: v for k, v in r.items() if k != "Latency"} for r in rows]  # noqa: E731
+    assert wall(parallel) == wall(serial)  # same rows, same (method, seed) order
+    assert all(r["Latency"] > 0 for r in parallel)
     assert len(lines) == 6 and all(" SR " in ln for ln in lines)
     assert len(read_records(tmp_path / "gaia" / "memp" / "seed-1")) == 6
 

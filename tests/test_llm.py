@@ -127,6 +127,28 @@ def test_merge_uses_the_structure_informed_prompt():
     assert user_prompt(srv.requests[0]).startswith("These two mistakes are structurally")
 
 
+def test_merge_prompt_carries_the_shared_trajectory_fragments():
+    from hyperskill_lite.types import Fragment
+
+    a = Skill("Alpha Check", "Check alpha.", "success")
+    b = Skill("Beta Check", "Check beta.", "success")
+    frags = [Fragment("Find the 2019 census total", "Tables beat news.", True),
+             Fragment("Count the stations", "The map was stale.", False)]
+    merged = {"name": "Consolidated Checking", "content": "Check alpha and beta."}
+    with ScriptedServer([text(json.dumps(merged)), text(json.dumps(merged))]) as srv:
+        llm = llm_for(srv)
+        llm.merge(a, b, fragments=frags)
+        llm.merge(a, b)
+    with_frags, without = user_prompt(srv.requests[0]), user_prompt(srv.requests[1])
+    assert "Shared trajectory fragments (tasks in which both were used):" in with_frags
+    assert ("- Task: Find the 2019 census total | Outcome: success | Lesson: Tables beat news."
+            in with_frags)
+    assert "- Task: Count the stations | Outcome: failure | Lesson: The map was stale." in with_frags
+    assert "Shared trajectory" not in without  # the paper's prompt, word for word
+    assert with_frags.index("Content: Check beta.") < with_frags.index("Shared trajectory")
+    assert with_frags.index("Shared trajectory") < with_frags.index("Create a consolidated")
+
+
 def test_judge_is_a_self_judge_with_a_json_verdict():
     with ScriptedServer(
         [

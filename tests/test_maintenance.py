@@ -129,6 +129,35 @@ def test_w_matches_naive_reference_on_random_hypergraphs():
         assert (W != W.T).nnz == 0
 
 
+def test_w_formula_diagonal_hand_worked_and_effect_on_propagation():
+    # W_ii = gamma_i * sum over e containing i of 1/|V_e| (Eq. 12 read for i = j)
+    #   W00 = 0.8 * (1/3 + 1/2) = 2/3;  W11 = 0.5 * (1/3 + 1/2 + 1/4) = 13/24;  W22 = 1/4
+    W = cooccurrence_matrix(HAND_B, HAND_SIZES, HAND_GAMMA, diagonal="formula")
+    expected = np.array([[2 / 3, 5 / 12, 0], [5 / 12, 13 / 24, 1 / 8], [0, 1 / 8, 1 / 4]])
+    np.testing.assert_allclose(W.toarray(), expected, atol=1e-12)
+    zero = cooccurrence_matrix(HAND_B, HAND_SIZES, HAND_GAMMA)
+    np.testing.assert_allclose((W - zero).toarray(), np.diag([2 / 3, 13 / 24, 1 / 4]), atol=1e-12)
+    Z = np.eye(3)
+    a, b = propagate(zero, Z), propagate(W, Z)
+    assert not np.allclose(a, b)  # the option changes the structural embeddings
+    assert np.all(np.diag(b) > np.diag(a))  # every skill keeps more of itself
+    with pytest.raises(ValueError, match="diagonal must be"):
+        cooccurrence_matrix(HAND_B, HAND_SIZES, HAND_GAMMA, diagonal="one")  # type: ignore[arg-type]
+
+
+def test_w_formula_diagonal_matches_naive_reference():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n_s, n_e = int(rng.integers(1, 12)), int(rng.integers(0, 15))
+        edges, B, sizes = random_hypergraph(rng, n_s, n_e)
+        gamma = rng.random(n_s)
+        ref = naive_w(edges, gamma.tolist(), n_s)
+        for i in range(n_s):
+            ref[i, i] = gamma[i] * sum(1 / size for skills, size in edges if i in skills)
+        W = cooccurrence_matrix(B, sizes, gamma, diagonal="formula")
+        np.testing.assert_allclose(W.toarray(), ref, atol=1e-12)
+
+
 def test_w_empty_edges_and_no_skills():
     B = sp.csr_matrix((2, 3))  # no memberships; edge sizes 0 must not divide by zero
     W = cooccurrence_matrix(B, np.array([0, 0, 4]), np.array([0.5, 0.5]))
@@ -304,8 +333,14 @@ def test_pipeline_never_allocates_dense_n_by_n():
 
 
 def naive_prune(nu, gamma, mode, n_min, tau, rho) -> list[int]:
+    low = [i for i in range(len(nu)) if nu[i] >= n_min and gamma[i] < tau]
     if mode == "threshold":
-        return [i for i in range(len(nu)) if nu[i] >= n_min and gamma[i] < tau]
+        return low
+    if mode == "ratio":  # ceil of rho x |low|, in exact rational arithmetic
+        from fractions import Fraction
+
+        k = math.ceil(Fraction(str(rho)) * len(low))
+        return sorted(sorted(low, key=lambda i: (gamma[i], i))[:k])
     eligible = [i for i in range(len(nu)) if nu[i] >= n_min]
     k = int(rho * len(eligible) // 1)
     return sorted(sorted(eligible, key=lambda i: (gamma[i], i))[:k])
@@ -317,8 +352,8 @@ def test_prune_selection_matches_naive_reference():
         n = int(rng.integers(0, 30))
         nu = rng.integers(0, 7, size=n)
         gamma = np.round(rng.random(n), 1)  # rounding creates ties
-        for mode in ("threshold", "fraction"):
-            for rho in (0.0, 0.1, 0.35, 1.0):
+        for mode in ("ratio", "threshold", "fraction"):
+            for rho in (0.0, 0.1, 0.3, 0.35, 1.0):
                 got = prune_selection(nu, gamma, mode=mode, n_min=3, tau=0.3, rho=rho)
                 ref = naive_prune(nu.tolist(), gamma.tolist(), mode, 3, 0.3, rho)
                 assert got.tolist() == ref
@@ -328,7 +363,15 @@ def test_prune_selection_hand_worked():
     nu = np.array([3, 2, 10, 3, 5])
     gamma = np.array([0.19, 0.0, 0.2, 0.05, 0.9])
     # threshold: nu >= 3 and gamma < 0.2 -> nodes 0 and 3 (node 1 has nu 2; node 2 gamma = tau)
-    assert prune_selection(nu, gamma).tolist() == [0, 3]
+    assert prune_selection(nu, gamma, mode="threshold").tolist() == [0, 3]
+    # ratio (the default): of those two low-utility entries, ceil(rho * 2) lowest gamma
+    assert prune_selection(nu, gamma).tolist() == [3]  # rho 0.1 -> ceil(0.2) = 1: gamma 0.05
+    assert prune_selection(nu, gamma, rho=0.5).tolist() == [3]  # ceil(1.0) = 1
+    assert prune_selection(nu, gamma, rho=0.51).tolist() == [0, 3]  # ceil(1.02) = 2
+    assert prune_selection(nu, gamma, rho=1.0).tolist() == [0, 3]  # = threshold
+    assert prune_selection(nu, gamma, rho=0.0).tolist() == []
+    # rho never reaches past tau: node 2 (gamma = tau) and node 4 stay at any rho
+    assert 2 not in prune_selection(nu, gamma, rho=1.0).tolist()
     # fraction: 4 eligible (0, 2, 3, 4); rho = 0.5 -> floor(2.0) = 2 lowest gamma: 3, 0
     assert prune_selection(nu, gamma, mode="fraction", rho=0.5).tolist() == [0, 3]
     # rho = 0.6 -> floor(2.4) = 2, rho = 0.75 -> 3 (adds node 2)
@@ -530,7 +573,7 @@ CFG = HyperSkillConfig(k_u=3, k_e=3, k_s=3, tau_prune=0.45)
 def test_prune_threshold_removes_exactly_the_rule():
     from hyperskill_lite.core.maintenance import prune
 
-    mem = build_memory(CFG)
+    mem = build_memory(CFG.replace(prune_mode="threshold"))
     nodes, edges = snapshot(mem)
     expected = [i for i, v in nodes.items() if v.nu >= CFG.n_min and v.gamma < CFG.tau_prune]
     assert 0 < len(expected) < len(nodes)  # the fixture exercises both sides of the rule
@@ -549,6 +592,26 @@ def test_prune_threshold_removes_exactly_the_rule():
         assert (after.task, after.lesson) == (before.task, before.lesson)
     mem.validate()
     assert prune(mem) == []  # removal changes no gamma: a second pass finds nothing
+
+
+def test_prune_ratio_mode_takes_the_lowest_rho_share_of_the_low_utility_entries():
+    from hyperskill_lite.core.maintenance import prune
+
+    for rho in (0.1, 0.3, 1.0):
+        mem = build_memory(CFG.replace(rho=rho))  # prune_mode "ratio" is the default
+        nodes, _ = snapshot(mem)
+        low = [i for i, v in nodes.items() if v.nu >= CFG.n_min and v.gamma < CFG.tau_prune]
+        assert len(low) >= 4  # enough that the ratios differ
+        k = math.ceil(rho * len(low) - 1e-12)
+        ranked = sorted(low, key=lambda i: (nodes[i].gamma, list(nodes).index(i)))[:k]
+        rows = prune(mem)
+        assert sorted(r["id"] for r in rows) == sorted(ranked)
+        assert max(r["gamma"] for r in rows) <= min(
+            nodes[i].gamma for i in low if i not in ranked
+        ) if k < len(low) else True
+        mem.validate()
+    mem = build_memory(CFG.replace(rho=0.0))
+    assert prune(mem) == [] and len(mem.node_ids()) == len(snapshot(mem)[0])
 
 
 def test_prune_fraction_mode_and_rho_zero():
@@ -607,7 +670,9 @@ def test_memory_w_matches_naive_reference_from_views():
 def test_merge_keeps_invariants_and_never_crosses_polarity():
     from hyperskill_lite.core.maintenance import merge
 
-    cfg = CFG  # paper defaults: delta_merge = 0.85, alpha = 0.5, L = 2
+    # paper defaults: delta_merge = 0.85, alpha = 0.5, L = 2; same-polarity dedup keeps
+    # the opposite-polarity twins below apart at insertion, so merging must keep them apart
+    cfg = CFG.replace(dedup_scope="same_polarity")
     mem = build_memory(cfg)
     nodes, edges = snapshot(mem)
     # the pure pipeline on the same snapshot names the pairs merge() must take
@@ -648,6 +713,53 @@ def test_merge_keeps_invariants_and_never_crosses_polarity():
     assert all(mem.node(t).name == "Second Source Verification" for t in twins)
 
 
+class FragmentLog:
+    """A merger that condenses like TemplateMerger and keeps what each call was given."""
+
+    def __init__(self):
+        self.calls = []
+
+    def merge(self, a, b, fragments=()):
+        self.calls.append((a.name, b.name, list(fragments)))
+        return TemplateMerger().merge(a, b)
+
+
+class TwoArgMerger:
+    def merge(self, a, b):
+        return TemplateMerger().merge(a, b)
+
+
+def test_merge_gives_the_merger_the_pairs_shared_trajectory_fragments():
+    from hyperskill_lite.core.maintenance import merge, shared_fragments
+
+    for cap in (3, 1):
+        mem = build_memory(CFG.replace(merge_fragments=cap))
+        nodes, edges = snapshot(mem)
+        log = FragmentLog()
+        rows = merge(mem, log)
+        assert rows and len(log.calls) == len(rows)
+        for r, (a_name, b_name, frags) in zip(rows, log.calls):
+            assert (a_name, b_name) == (r["a_name"], r["b_name"])
+            # naive: every hyperedge whose members hold both, newest first, capped
+            both = [e for e, v in edges.items() if r["a"] in v.node_ids and r["b"] in v.node_ids]
+            want = [(edges[e].task, edges[e].lesson, edges[e].success) for e in both[::-1][:cap]]
+            assert [(f.task, f.lesson, f.success) for f in frags] == want
+            assert r["fragments"] == len(want)
+        assert any(r["fragments"] for r in rows)  # the fixture has pairs that co-occur
+    mem = build_memory(CFG)
+    a, b = mem.node_ids(kind="skill")[:2]
+    assert shared_fragments(mem, a, b, limit=0) == []
+
+
+def test_merge_fragments_zero_calls_a_two_argument_merger_and_else_says_why_not():
+    from hyperskill_lite.core.maintenance import merge
+
+    rows = merge(build_memory(CFG.replace(merge_fragments=0)), TwoArgMerger())
+    assert rows and all(r["fragments"] == 0 for r in rows)
+    with pytest.raises(TypeError, match="must accept fragments=.*merge_fragments=0"):
+        merge(build_memory(CFG), TwoArgMerger())
+
+
 def test_maintain_report_and_memory_delegation():
     mem = build_memory(CFG)
     before = mem.stats()
@@ -678,7 +790,7 @@ def test_maintain_on_empty_memory_is_a_no_op():
 def test_maintain_flags_skip_steps():
     from hyperskill_lite.core.maintenance import maintain, prune
 
-    mem = build_memory(CFG)
+    mem = build_memory(CFG.replace(prune_mode="threshold"))
     report = maintain(mem, None, merge=False)  # a flat store: prune only, no merger needed
     assert report.n_pruned > 0 and report.n_merged == 0
     assert prune(mem) == []  # the same rule, already applied

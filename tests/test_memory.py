@@ -100,26 +100,53 @@ def test_config_beta_and_prior_are_used(table_encoder):
 # ---------------------------------------------------------------- dedup
 
 
-def test_dedup_threshold_and_polarity(table_encoder):
-    enc = table_encoder(
+def _dedup_table(table_encoder):
+    return table_encoder(
         {
             "t\nl": [1, 0, 0],
             "A: a": [1, 0, 0],
             "B: b": [0.9, np.sqrt(1 - 0.81), 0],  # cosine 0.9 to A: merged
             "C: c": [0.89, np.sqrt(1 - 0.89**2), 0],  # cosine 0.89: a new node
-            "D: d": [1, 0, 0],  # identical text vector, other polarity: a new node
+            "D: d": [1, 0, 0],  # identical text vector, other polarity
         }
     )
-    mem = HypergraphMemory(enc)
+
+
+def test_dedup_threshold_and_polarity_same_polarity_scope(table_encoder):
+    mem = HypergraphMemory(_dedup_table(table_encoder), HyperSkillConfig(dedup_scope="same_polarity"))
     e1 = mem.add_trajectory("t", [], [Skill("A", "a")], "l", True, 1)
     e2 = mem.add_trajectory(
         "t", [], [Skill("B", "b"), Skill("C", "c"), Skill("D", "d", "failure")], "l", True, 1
     )
     assert mem.edge(e1).node_ids == ["s1"]
-    assert mem.edge(e2).node_ids == ["s1", "s2", "s3"]
+    assert mem.edge(e2).node_ids == ["s1", "s2", "s3"]  # D: other polarity, a new node
     assert mem.node("s1").name == "A"
     assert [mem.node(i).polarity for i in ("s2", "s3")] == ["success", "failure"]
+    assert not any(p["cross_polarity"] for p in mem.last_update["skills"])
     mem.validate()
+
+
+def test_dedup_scope_all_crosses_polarity(table_encoder):
+    # the default: "similarity to all existing skill nodes" (§3.4)
+    mem = HypergraphMemory(_dedup_table(table_encoder))
+    assert mem.config.dedup_scope == "all"
+    mem.add_trajectory("t", [], [Skill("A", "a")], "l", True, 1)
+    e2 = mem.add_trajectory(
+        "t", [], [Skill("B", "b"), Skill("C", "c"), Skill("D", "d", "failure")], "l", False, 1
+    )
+    assert mem.edge(e2).node_ids == ["s1", "s2"]  # D (cosine 1 to A) went into s1
+    assert mem.node("s1").polarity == "success" and mem.node("s1").name == "A"  # s1 keeps its own
+    placed = mem.last_update["skills"]
+    assert [(p["node"], p["dedup"], p["cross_polarity"]) for p in placed] == [
+        ("s1", True, False), ("s2", False, False), ("s1", True, True)]
+    assert mem.node_ids(polarity="failure") == []
+    # and the reverse: a strategy landing on an existing mistake keeps the mistake
+    mem2 = HypergraphMemory(_dedup_table(table_encoder))
+    mem2.add_trajectory("t", [], [Skill("D", "d", "failure")], "l", False, 1)
+    mem2.add_trajectory("t", [], [Skill("A", "a")], "l", True, 1)
+    assert mem2.node_ids(kind="skill") == ["s1"] and mem2.node("s1").polarity == "failure"
+    mem.validate()
+    mem2.validate()
 
 
 def test_dedup_within_one_call_and_no_duplicate_membership(table_encoder):
@@ -315,8 +342,9 @@ def test_retrieval_ids_gone_since_are_skipped(worked):
 class Model:
     """A pure-Python memory: dicts and lists, no arrays."""
 
-    def __init__(self, delta):
+    def __init__(self, delta, scope="all"):
         self.delta = delta
+        self.scope = scope  # dedup against all skills, or only those of the same polarity
         self.nodes = {}  # id -> dict(kind, polarity, vec, sigma, nu, tbar)
         self.edges = {}  # id -> dict(members, vec, sigma, nu, tbar)
         self.count = {"u": 0, "s": 0, "e": 0}
@@ -345,7 +373,7 @@ class Model:
             vec = enc.encode([s.text])[0]
             best, best_cos = None, -2.0
             for i, n in self.nodes.items():
-                if n["kind"] == "skill" and n["polarity"] == s.polarity:
+                if n["kind"] == "skill" and (self.scope == "all" or n["polarity"] == s.polarity):
                     c = sum(float(a) * float(b) for a, b in zip(vec, n["vec"]))
                     if c > best_cos:
                         best, best_cos = i, c
@@ -441,8 +469,9 @@ def check_against(mem, model):
 @given(data=st.data())
 def test_random_operations_match_model(discrete_encoder, data):
     enc = discrete_encoder()
-    mem = HypergraphMemory(enc)
-    model = Model(mem.config.delta_dedup)
+    scope = data.draw(st.sampled_from(["all", "same_polarity"]), label="dedup_scope")
+    mem = HypergraphMemory(enc, HyperSkillConfig(dedup_scope=scope))
+    model = Model(mem.config.delta_dedup, scope)
     last = None
     for _ in range(data.draw(st.integers(1, 12), label="n_ops")):
         op = data.draw(st.sampled_from(["add", "add", "add", "remove", "merge"]), label="op")

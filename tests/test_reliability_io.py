@@ -593,7 +593,7 @@ CLI = [
     "hashing",
     "--no-progress",
 ]
-VOLATILE = ("memory_seconds",)
+VOLATILE = ("memory_seconds", "seconds", "setup_seconds")
 
 
 def _cli(out: Path, crash: str | None = None) -> int:

@@ -12,13 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.embed import (
+    HashingEncoder,
+    MiniLMEncoder,
+    minilm_available,
+    setup_seconds,
+)
 from hyperskill_lite.methods import make_method
 from hyperskill_lite.runner import RunError, read_records, run_episodes, shuffled, summarize
 from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
 N = 24
-VOLATILE = ("memory_seconds",)
+VOLATILE = ("memory_seconds", "seconds", "setup_seconds")
 
 
 def _strip(records):
@@ -148,3 +153,26 @@ def test_records_carry_the_documented_fields(tmp_path):
     assert any(r["retrieved"] for r in recs[1:])
     assert recs[-1]["sizes"] == system.stats()
     assert np.isfinite(summarize(recs)["MemMs"])
+
+
+@pytest.mark.skipif(not minilm_available(), reason="needs all-MiniLM-L6-v2")
+def test_a_lazy_model_load_is_setup_time_not_task_latency(tmp_path, monkeypatch):
+    monkeypatch.setenv("HYPERSKILL_CACHE", "off")  # every text is new: the first one loads
+    enc = MiniLMEncoder()
+    assert not enc.model_loaded
+    tasks = shuffled(make_tasks("xbench", seed=0), seed=42)[:3]
+    system = make_method("hyperskill", SimLLM(seed=0), enc)
+    before, t0 = setup_seconds(), time.perf_counter()
+    recs = run_episodes(system, tasks, SimExecutor(seed=0), tmp_path, progress=False)
+    wall = time.perf_counter() - t0
+    loaded = setup_seconds() - before
+    assert enc.model_loaded and loaded > 0
+    # the whole load is the first episode's setup, kept out of its latency
+    assert recs[0]["setup_seconds"] == pytest.approx(loaded, abs=1e-5)
+    assert all("setup_seconds" not in r for r in recs[1:])
+    assert recs[0]["memory_seconds"] <= recs[0]["seconds"]
+    maint = sum(r["maintenance"]["seconds"] for r in recs if r.get("maintenance"))
+    # the recorded times and the load are disjoint parts of the run's wall clock
+    assert sum(r["seconds"] for r in recs) + maint + loaded <= wall + 1e-4
+    assert summarize(recs)["Latency"] == pytest.approx(
+        np.mean([r["seconds"] for r in recs]) + maint / len(recs))

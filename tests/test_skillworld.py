@@ -386,6 +386,26 @@ def test_merge_contract_and_union_meta():
     assert 2 <= count_sentences(plain.content) <= 4 and plain.name == "Plain Old Skill"
 
 
+def test_merge_names_what_the_shared_fragments_were_about():
+    from hyperskill_lite.types import Fragment
+    from hyperskill_lite.world.latent import latent_meta
+
+    llm = SimLLM(seed=0)
+    rng = llm.rng("test")
+    a = llm.phrase("compute_with_code", rng)
+    b = llm.phrase("unit_tracking", rng)
+    # without fragments the most general latent names it; with fragments whose lessons
+    # concern unit_tracking only, a model reading them names the merge after that
+    assert llm.merge(a, b).name in llm.library.name_variants("compute_with_code")
+    about_units = Fragment("t", "Track units.", True, latent_meta(strategies=["unit_tracking"]))
+    m = llm.merge(a, b, fragments=[about_units])
+    assert m.name in llm.library.name_variants("unit_tracking")
+    assert m.meta["skillworld"]["strategies"] == ["compute_with_code", "unit_tracking"]
+    # fragments about neither latent change nothing
+    other = Fragment("t", "x.", True, latent_meta(strategies=["primary_source_first"]))
+    assert llm.merge(a, b, fragments=[other]) == llm.merge(a, b)
+
+
 def test_merge_rejects_mixed_polarity():
     llm = SimLLM()
     rng = llm.rng("x")

@@ -172,3 +172,42 @@ def test_plot_helpers_validate_shapes(memory):
         assert axes[2].get_xlabel() == "success rate sigma / nu"
     finally:
         plt.close(fig)
+
+
+def test_method_colors_are_distinct_and_stable():
+    from hyperskill_lite.methods import METHODS
+
+    assert set(METHODS) <= set(viz.METHOD_COLORS)  # every registered method has its colour
+    assert len(set(viz.METHOD_COLORS.values())) == len(viz.METHOD_COLORS)
+    assert viz.method_color("someone-elses") == viz.method_color("someone-elses")
+
+
+def test_place_labels_never_overlaps_in_a_crowd():
+    rng = np.random.default_rng(3)
+    xs, ys = rng.uniform(0, 1, 14), rng.uniform(0, 1, 14)
+    xs[1], ys[1] = xs[0] + 0.01, ys[0]  # two points almost on top of each other
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.scatter(xs, ys, s=100)
+    ax.set_xlim(-0.3, 1.3)
+    ax.set_ylim(-0.3, 1.3)
+    texts = viz.place_labels(ax, xs, ys, [f"method-{i}" for i in range(14)], radii_pt=np.sqrt(100 / np.pi))
+    r = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in texts]
+    assert sorted(t.get_text() for t in texts) == sorted(f"method-{i}" for i in range(14))
+    assert not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+    plt.close(fig)
+
+
+def test_plot_cost_bubbles_areas_follow_sr_per_token():
+    fig, ax = plt.subplots()
+    viz.plot_cost_bubbles(["hyperskill", "awm", "no-memory"], [60.0, 30.0, 30.0],
+                          [2000.0, 2000.0, 4000.0], ax=ax)
+    sizes = [c.get_sizes()[0] for c in ax.collections[:3]]
+    # area proportional to SR / tokens: 0.03, 0.015, 0.0075 per token
+    assert sizes == pytest.approx([450.0, 225.0, 112.5])
+    assert ax.collections[0].get_edgecolor()[0][:3] == pytest.approx((0, 0, 0))  # highlighted
+    with pytest.raises(ValueError, match="one of each per method"):
+        viz.plot_cost_bubbles(["a"], [1.0, 2.0], [1.0], ax=ax)
+    with pytest.raises(ValueError, match="must be > 0"):
+        viz.plot_cost_bubbles(["a"], [1.0], [0.0], ax=ax)
+    plt.close(fig)

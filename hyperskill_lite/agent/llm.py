@@ -44,6 +44,7 @@ from hyperskill_lite.agent.prompts import (
     fill,
     judge_prompt,
     merge_prompt,
+    result_text,
 )
 from hyperskill_lite.agent.replies import (
     MAX_SKILLS,
@@ -61,13 +62,15 @@ from hyperskill_lite.agent.structured import MODES as STRUCTURED_MODES
 from hyperskill_lite.agent.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
 from hyperskill_lite.agent.structured import response_format as structured_format
 from hyperskill_lite.agent.tokens import count_tokens
-from hyperskill_lite.types import Episode, Extraction, Polarity, Skill, Task
+from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
 
 __all__ = [
     "PromptedLLM",
     "ChatReply",
     "Usage",
     "UsageSnapshot",
+    "ROLES",
+    "op_role",
     "LLMError",
     "LLMConnectionError",
     "LLMRequestError",
@@ -132,6 +135,24 @@ class UsageSnapshot:
         )
 
 
+ROLES = ("agent", "memory", "judge", "setup")
+"""Who a model call works for: the acting agent, the memory (decompose, extract, merge
+and every baseline operation), the outcome judge, or a capability probe."""
+
+
+def op_role(op: str) -> str:
+    """The role of a call by its operation name (a ":reask" suffix keeps the role).
+
+    >>> [op_role(o) for o in ("agent", "agent:reask", "judge", "extract:reask",
+    ...                       "structured:probe", "tools:probe", "expel")]
+    ['agent', 'agent', 'judge', 'memory', 'setup', 'setup', 'memory']
+    """
+    if op.endswith(":probe"):
+        return "setup"
+    head = op.split(":", 1)[0]
+    return head if head in ("agent", "judge") else "memory"
+
+
 @dataclass
 class Usage:
     """Running token and call counts of one `PromptedLLM`.
@@ -172,6 +193,26 @@ class Usage:
 
     def snapshot(self) -> UsageSnapshot:
         return UsageSnapshot(self.calls, self.prompt_tokens, self.completion_tokens)
+
+    def totals(self) -> dict[str, int]:
+        """Cumulative counters, with the tokens split by who spent them (`op_role`):
+        {"calls", "prompt_tokens", "completion_tokens", "agent_tokens",
+        "memory_tokens", "judge_tokens", "setup_tokens"}; the runner records their
+        per-episode differences.
+
+        >>> u = Usage(); u.add("agent", 100, 10); u.add("extract", 40, 20); u.add("judge", 5, 1)
+        >>> {k: v for k, v in u.totals().items() if k.endswith("_tokens")}
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'prompt_tokens': 145, 'completion_tokens': 31, 'agent_tokens': 110,
+         'memory_tokens': 60, 'judge_tokens': 6, 'setup_tokens': 0}
+        """
+        out = {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
+               "completion_tokens": self.completion_tokens}
+        for role in ROLES:
+            out[f"{role}_tokens"] = 0
+        for op, row in self.by_op.items():
+            out[f"{op_role(op)}_tokens"] += row["prompt_tokens"] + row["completion_tokens"]
+        return out
 
     def since(self, snapshot: UsageSnapshot) -> UsageSnapshot:
         """Usage after `snapshot` was taken (e.g. one episode's)."""
@@ -623,7 +664,7 @@ class PromptedLLM:
         """Skills after a success, mistakes after a failure, and the lesson l_e."""
         polarity: Polarity = "success" if episode.success else "failure"
         prompt = extraction_prompt(
-            task.text, self._trajectory(episode), _result_text(episode), episode.success
+            task.text, self._trajectory(episode), result_text(episode.success, episode.answer, episode.error), episode.success
         )
         return self.chat_json(
             "extract",
@@ -632,8 +673,9 @@ class PromptedLLM:
             schema=SCHEMAS[f"extract:{polarity}"],
         )
 
-    def merge(self, a: Skill, b: Skill) -> Skill:
-        """LLM-Merge of an Eq. 14 candidate pair into one higher-order skill or mistake."""
+    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
+        """LLM-Merge of an Eq. 14 candidate pair into one higher-order skill or mistake,
+        with the pair's shared trajectory fragments in the prompt's fragment slot."""
         if a.polarity != b.polarity:
             raise ValueError(
                 f"merge needs two items of one polarity, got {a.polarity!r} and {b.polarity!r}"
@@ -641,7 +683,7 @@ class PromptedLLM:
         kind = "skill" if a.polarity == "success" else "mistake"
         merged = self.chat_json(
             "merge",
-            merge_prompt(a.name, a.content, b.name, b.content, kind),
+            merge_prompt(a.name, a.content, b.name, b.content, kind, fragments),
             lambda o: check_merged(o, a.polarity),
             schema=SCHEMAS["merge"],
         )
@@ -675,14 +717,6 @@ def _about_structured(detail: str) -> bool:
     """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
     low = detail.lower()
     return any(w in low for w in _STRUCTURED_WORDS)
-
-
-def _result_text(episode: Episode) -> str:
-    outcome = "SUCCESS" if episode.success else "FAILURE"
-    text = f"{outcome}. Final answer: {episode.answer if episode.answer else '(none)'}"
-    if episode.error:
-        text += f". Error: {episode.error}"
-    return text
 
 
 def _status_message(e: Any) -> str:

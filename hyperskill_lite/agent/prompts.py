@@ -47,6 +47,7 @@ __all__ = [
     "decomposition_prompt",
     "extraction_prompt",
     "merge_prompt",
+    "result_text",
     "judge_prompt",
     "agent_system_prompt",
     "format_memory",
@@ -165,7 +166,7 @@ Content: {content_a}
 {TYPE} B:
 Name: {name_b}
 Content: {content_b}
-
+{fragments}
 Create a consolidated {type} that:
 - Has a SHORT reusable name (3-5 words)
 - Has content (2-4 sentences) covering BOTH strategies/patterns
@@ -295,6 +296,18 @@ def decomposition_prompt(query: str, benchmark: str = "gaia") -> str:
     return fill(templates[key], query=query)
 
 
+def result_text(success: bool, answer: str | None, error: str | None = None) -> str:
+    """The outcome line of an extraction prompt's ``{result}`` slot.
+
+    >>> result_text(False, None, "timeout")
+    'FAILURE. Final answer: (none). Error: timeout'
+    """
+    text = f"{'SUCCESS' if success else 'FAILURE'}. Final answer: {answer if answer else '(none)'}"
+    if error:
+        text += f". Error: {error}"
+    return text
+
+
 def extraction_prompt(query: str, trajectory: str, result: str, success: bool) -> str:
     """Skill extraction (success) or mistake extraction (failure) prompt."""
     return fill(
@@ -305,16 +318,45 @@ def extraction_prompt(query: str, trajectory: str, result: str, success: bool) -
     )
 
 
+MERGE_FRAGMENTS = """
+Shared trajectory fragments (tasks in which both were used):
+{lines}
+"""
+"""The merge prompt's fragment slot (ours: the paper's box has none, but §3.4 says the
+merge "reasons over the contents of v_a, v_b, and their shared trajectory fragments").
+Empty when the pair shares no hyperedge, which leaves the paper's prompt word for word."""
+
+FRAGMENT_CHARS = 300
+"""Each fragment's task and lesson are clipped to this many characters."""
+
+
 def merge_prompt(
-    name_a: str, content_a: str, name_b: str, content_b: str, kind: str = "skill"
+    name_a: str,
+    content_a: str,
+    name_b: str,
+    content_b: str,
+    kind: str = "skill",
+    fragments: Sequence[Any] = (),
 ) -> str:
-    """The structure-informed merging prompt; `kind` is "skill" or "mistake".
+    """The structure-informed merging prompt; `kind` is "skill" or "mistake";
+    `fragments` (objects with ``task``, ``lesson`` and ``success``, e.g.
+    `core.records.Fragment`) fill the fragment slot, one line each.
 
     >>> merge_prompt("A", "a.", "B", "b.", "mistake").splitlines()[0][:40]
     'These two mistakes are structurally and '
+    >>> from hyperskill_lite.core.records import Fragment
+    >>> p = merge_prompt("A", "a.", "B", "b.", fragments=[Fragment("Find X", "Check Y.", True)])
+    >>> "- Task: Find X | Outcome: success | Lesson: Check Y." in p
+    True
     """
     if kind not in ("skill", "mistake"):
         raise ValueError(f"merge kind must be 'skill' or 'mistake', got {kind!r}")
+    lines = [
+        f"- Task: {clip_middle(f.task, FRAGMENT_CHARS)} | "
+        f"Outcome: {'success' if f.success else 'failure'} | "
+        f"Lesson: {clip_middle(f.lesson, FRAGMENT_CHARS)}"
+        for f in fragments
+    ]
     return fill(
         MERGE,
         type=kind,
@@ -323,6 +365,7 @@ def merge_prompt(
         content_a=content_a,
         name_b=name_b,
         content_b=content_b,
+        fragments=fill(MERGE_FRAGMENTS, lines="\n".join(lines)) if lines else "",
     )
 
 

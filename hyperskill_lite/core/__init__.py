@@ -4,7 +4,7 @@
 module           what it holds (paper)
 ===============  =======================================================================
 config.py        `HyperSkillConfig`, every hyperparameter (Appendix A); the schedule rule
-records.py       `Skill`, `ContextItem`, `MaintenanceReport`: what the memory takes/returns
+records.py       `Skill`, `Fragment`, `ContextItem`, `MaintenanceReport`: what the memory takes/returns
 utility.py       gamma (Eq. 3), vectorised
 embed.py         phi: all-MiniLM-L6-v2 offline, a hashing stand-in, the text cache
 store.py         columnar rows and the sparse incidence under the memory
@@ -50,7 +50,14 @@ from hyperskill_lite.core.maintenance import (
 )
 from hyperskill_lite.core.memory import EdgeView, HypergraphMemory, NodeView
 from hyperskill_lite.core.meta import merge_meta
-from hyperskill_lite.core.records import ContextItem, MaintenanceReport, Polarity, Skill, skill_text
+from hyperskill_lite.core.records import (
+    ContextItem,
+    Fragment,
+    MaintenanceReport,
+    Polarity,
+    Skill,
+    skill_text,
+)
 from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve, top_k
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
@@ -82,6 +89,7 @@ __all__ = [
     "EdgeView",
     "merge_meta",
     "Skill",
+    "Fragment",
     "skill_text",
     "Polarity",
     "ContextItem",

@@ -1,8 +1,8 @@
 """HyperSkillConfig: every hyperparameter of HyperSkill with the paper's defaults.
 
 Each field's docstring names its symbol in the paper and the equation or section that
-uses it. Values not given by the paper (alpha, L, the fraction-mode switch) are our
-choices and say so (DESIGN §3). `maintenance_period` is the schedule rule of Appendix A
+uses it. Values not given by the paper (alpha, L, the fragment cap, the W diagonal, the
+prune-mode switch) are our choices and say so (DESIGN §3). `maintenance_period` is the schedule rule of Appendix A
 (every ceil(0.1 N) tasks). Not here: anything about SkillWorld or the runner's I/O.
 """
 
@@ -12,7 +12,10 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
-__all__ = ["HyperSkillConfig", "maintenance_period", "maintenance_due"]
+__all__ = ["HyperSkillConfig", "maintenance_period", "maintenance_due", "PRUNE_MODES"]
+
+PRUNE_MODES = ("ratio", "threshold", "fraction")
+"""The readings of rho a maintenance cycle can use (`HyperSkillConfig.prune_mode`)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,13 @@ class HyperSkillConfig:
     """Neutral utility gamma of an element never retrieved (nu = 0) (Appendix A)."""
     delta_dedup: float = 0.9
     """delta_dedup: cosine at or above which a new skill is merged into its nearest
-    existing skill of the same polarity at insertion (§3.4, "Execution and memory update")."""
+    existing skill node at insertion (§3.4, "Execution and memory update")."""
+    dedup_scope: Literal["all", "same_polarity"] = "all"
+    """Which existing skill nodes a new skill is compared with at insertion: "all" (the
+    paper: "similarity to all existing skill nodes", §3.4), or "same_polarity" (only
+    strategies with strategies, mistakes with mistakes; this toolkit's reading before
+    issue 21). Under "all" the existing node keeps its polarity (see
+    `HypergraphMemory.add_trajectory`)."""
     tau_prune: float = 0.2
     """tau_prune: utility below which a sufficiently retrieved node is pruned (Eq. 11)."""
     n_min: int = 3
@@ -53,13 +62,32 @@ class HyperSkillConfig:
     our default."""
     L: int = 2
     """L: propagation depth (Eq. 13). Not given by the paper; our default."""
-    prune_mode: Literal["threshold", "fraction"] = "threshold"
-    """"threshold": Eq. 11 (nu >= N_min and gamma < tau_prune). "fraction": remove the
-    rho-fraction of eligible nodes (nu >= N_min) with the lowest gamma, the reading of
-    the paper's maintenance-ratio sensitivity study (§4.3)."""
+    w_diagonal: Literal["zero", "formula"] = "zero"
+    """Diagonal of W (Eq. 12). "zero" (default): W holds only co-occurrence between
+    distinct skills; Eq. 13 adds the self-loop through W + I, as the propagation it
+    follows (SGC-style normalised adjacency) does. "formula": Eq. 12 read literally for
+    i = j, W_ii = gamma_i * sum over e containing i of 1/|V_e|, which adds a second,
+    usage-dependent self-weight (a skill in many small hyperedges keeps more of its own
+    embedding). Our reading; the paper does not say."""
+    merge_fragments: int = 3
+    """Shared trajectory fragments given to LLM-Merge per candidate pair: the task and
+    lesson of at most this many hyperedges containing both skills, newest first (§3.4:
+    the agent "reasons over the contents of v_a, v_b, and their shared trajectory
+    fragments"). The cap is ours; 0 gives the merger only the two skills."""
+    prune_mode: Literal["ratio", "threshold", "fraction"] = "ratio"
+    """How a maintenance cycle picks the nodes it prunes (Eq. 11 and rho):
+
+    - "ratio" (default): among the low-utility entries of Eq. 11 (nu >= N_min and
+      gamma < tau_prune), the ceil(rho x count) with the lowest gamma. This reads §4.3:
+      "rho, which controls the fraction of low-utility entries pruned during each
+      maintenance cycle", with Eq. 11 saying which entries are low-utility.
+    - "threshold": every low-utility entry (Eq. 11 alone; "ratio" with rho = 1).
+    - "fraction": the rho-fraction (floor) of all entries with nu >= N_min, lowest gamma
+      first, whatever tau_prune says (this toolkit's earlier reading of rho).
+    """
     rho: float = 0.1
-    """rho: fraction pruned per cycle in "fraction" mode (sensitivity study, Figure 4b);
-    rho = 0 disables pruning."""
+    """rho: maintenance ratio, the fraction pruned per cycle in "ratio" and "fraction"
+    modes (§4.3, Figure 4b; peaks at 0.1 in the paper); rho = 0 disables pruning."""
     maintain_ratio: float = 0.1
     """Maintenance runs every ceil(maintain_ratio x N) tasks (Appendix A); 0: never."""
     window: int = 3
@@ -75,9 +103,16 @@ class HyperSkillConfig:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"HyperSkillConfig.{name} must be in [0, 1], got {v}")
-        if self.prune_mode not in ("threshold", "fraction"):
+        for name, allowed in (("prune_mode", PRUNE_MODES),
+                              ("dedup_scope", ("all", "same_polarity")),
+                              ("w_diagonal", ("zero", "formula"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"HyperSkillConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}"
+                )
+        if self.merge_fragments < 0:
             raise ValueError(
-                f"HyperSkillConfig.prune_mode must be 'threshold' or 'fraction', got {self.prune_mode!r}"
+                f"HyperSkillConfig.merge_fragments must be >= 0, got {self.merge_fragments}"
             )
 
     @classmethod
@@ -111,7 +146,18 @@ class HyperSkillConfig:
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown HyperSkillConfig fields: {sorted(unknown)}")
-        return cls(**d)
+        # a config saved before a field existed keeps the behaviour it was saved with
+        return cls(**{**_BEFORE_FIELD, **d})
+
+
+_BEFORE_FIELD: dict[str, Any] = {
+    "dedup_scope": "same_polarity",
+    "w_diagonal": "zero",
+    "merge_fragments": 0,
+    "prune_mode": "threshold",
+}
+"""What a config dict without these fields meant when it was written (releases before
+issue 21): `from_dict` fills them in, so a saved memory or run resumes unchanged."""
 
 
 def maintenance_period(n_tasks: int, ratio: float = 0.1) -> int:

@@ -3,15 +3,17 @@ pruning and structure-informed merging of skill nodes.
 
 One maintenance cycle is ``prune`` then ``merge``:
 
-1. prune (Eq. 11): remove every node v (subtask or skill) with nu(v) >= N_min and
-   gamma(v) < tau_prune, or, in "fraction" mode, the rho-fraction of eligible nodes with
-   the lowest gamma. Removed nodes leave every hyperedge; an emptied hyperedge keeps its
-   task and lesson.
+1. prune (Eq. 11 and rho): among the low-utility nodes v (subtask or skill) with
+   nu(v) >= N_min and gamma(v) < tau_prune, remove the ceil(rho x count) with the lowest
+   gamma ("ratio", the default; "threshold" removes all of them, "fraction" reads rho as
+   a fraction of all nodes with nu >= N_min). Removed nodes leave every hyperedge; an
+   emptied hyperedge keeps its task and lesson.
 2. merge: build the quality-weighted co-occurrence W over skill nodes (Eq. 12), propagate
    the plain skill embeddings Z over it (Eq. 13), pick same-polarity pairs whose
    propagated embeddings have cosine >= delta_merge (Eq. 14), greedily, best pair first,
    each node at most once per cycle, and ask a merger (``MemoryLLM.merge``) for the
-   consolidated skill.
+   consolidated skill, giving it the pair's shared trajectory fragments (task and lesson
+   of up to ``config.merge_fragments`` hyperedges holding both).
 
 The pure parts (``cooccurrence_matrix``, ``propagate``, ``merge_candidates``,
 ``prune_selection``) work on arrays and indices only, stay sparse or
@@ -20,14 +22,14 @@ map them onto a ``HypergraphMemory`` through its public methods. ``TemplateMerge
 condenses two skills without a model so maintenance runs offline. The notebook on
 memory evolution walks through all of it.
 
-Left out: the paper's merge prompt also sees the pair's "shared trajectory fragments";
-``MemoryLLM.merge(a, b)`` receives only the two skills. Merging runs one greedy round
+Merging runs one greedy round
 per cycle (a merged node is not merged again in the same cycle). The schedule helper only
 answers "is maintenance due"; the runner calls ``maintain`` and checkpoints.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import time
@@ -38,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hyperskill_lite.core.meta import merge_meta
-from hyperskill_lite.core.records import MaintenanceReport, Skill
+from hyperskill_lite.core.records import Fragment, MaintenanceReport, Skill
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
@@ -50,6 +52,7 @@ __all__ = [
     "propagate",
     "merge_candidates",
     "prune_selection",
+    "shared_fragments",
     "prune",
     "merge",
     "maintain",
@@ -59,7 +62,7 @@ __all__ = [
 class Merger(Protocol):
     """The one model operation merging needs: ``MemoryLLM.merge`` (DESIGN §4)."""
 
-    def merge(self, a: Skill, b: Skill) -> Skill: ...
+    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill: ...
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,12 +71,17 @@ class Merger(Protocol):
 
 
 def cooccurrence_matrix(
-    B_s: sp.spmatrix | np.ndarray, edge_sizes: np.ndarray, gamma: np.ndarray
+    B_s: sp.spmatrix | np.ndarray,
+    edge_sizes: np.ndarray,
+    gamma: np.ndarray,
+    diagonal: Literal["zero", "formula"] = "zero",
 ) -> sp.csr_matrix:
     """Quality-weighted skill co-occurrence W (Eq. 12), sparse.
 
     W_ij = min(gamma_i, gamma_j) * sum over hyperedges e containing both i and j of
-    1/|V_e|, for i != j; the diagonal is zero.
+    1/|V_e|, for i != j. The diagonal is zero by default (the propagation of Eq. 13 adds
+    the self-loop as W + I); ``diagonal="formula"`` keeps Eq. 12 for i = j too, W_ii = gamma_i * sum over
+    e containing i of 1/|V_e| (``HyperSkillConfig.w_diagonal`` says why zero is ours).
 
     Parameters
     ----------
@@ -85,8 +93,8 @@ def cooccurrence_matrix(
 
     Returns
     -------
-    W : (n_s, n_s) scipy.sparse.csr_matrix, float64, symmetric, zero diagonal, no
-        stored zeros.
+    W : (n_s, n_s) scipy.sparse.csr_matrix, float64, symmetric, no stored zeros; zero
+        diagonal unless ``diagonal="formula"``.
 
     Examples
     --------
@@ -96,7 +104,12 @@ def cooccurrence_matrix(
     >>> W = cooccurrence_matrix(B, np.array([3, 2]), np.array([0.9, 0.6, 0.3]))
     >>> np.round(W.toarray(), 4).tolist()
     [[0.0, 0.2, 0.0], [0.2, 0.0, 0.15], [0.0, 0.15, 0.0]]
+    >>> W = cooccurrence_matrix(B, np.array([3, 2]), np.array([0.9, 0.6, 0.3]), "formula")
+    >>> np.round(W.diagonal(), 4).tolist()  # 0.9/3, 0.6*(1/3 + 1/2), 0.3/2
+    [0.3, 0.5, 0.15]
     """
+    if diagonal not in ("zero", "formula"):
+        raise ValueError(f"diagonal must be 'zero' or 'formula', got {diagonal!r}")
     B = sp.csr_matrix(B_s, dtype=np.float64, copy=True)  # never modify the caller's matrix
     n_s, n_e = B.shape
     edge_sizes = np.asarray(edge_sizes, dtype=np.float64).reshape(-1)
@@ -118,7 +131,7 @@ def cooccurrence_matrix(
     if np.any(skills_per_edge > edge_sizes):
         raise ValueError("edge_sizes smaller than the skills in an edge: they must count all nodes")
     C = (B @ sp.diags(inv) @ B.T).tocoo()  # (n_s, n_s): sum_e [i in e][j in e] / |V_e|
-    keep = C.row != C.col  # zero diagonal
+    keep = C.row != C.col if diagonal == "zero" else np.ones(C.nnz, dtype=bool)
     rows, cols = C.row[keep], C.col[keep]
     data = C.data[keep] * np.minimum(gamma[rows], gamma[cols])  # Eq. 12 weight
     W = sp.csr_matrix((data, (rows, cols)), shape=(n_s, n_s))
@@ -274,17 +287,23 @@ def prune_selection(
     nu: np.ndarray,
     gamma: np.ndarray,
     *,
-    mode: Literal["threshold", "fraction"] = "threshold",
+    mode: Literal["ratio", "threshold", "fraction"] = "ratio",
     n_min: int = 3,
     tau: float = 0.2,
     rho: float = 0.1,
 ) -> np.ndarray:
-    """Indices of the nodes to prune (Eq. 11), ascending.
+    """Indices of the nodes to prune (Eq. 11 and the maintenance ratio rho), ascending.
 
-    "threshold": every i with nu_i >= n_min and gamma_i < tau (the paper's rule).
-    "fraction": among eligible nodes (nu_i >= n_min), the floor(rho * n_eligible) with
-    the lowest gamma, ties broken by lower index (insertion order); rho = 0 prunes nothing.
-    Floor, not round, so a cycle never prunes more than the fraction says.
+    "ratio": the low-utility entries of Eq. 11 (nu_i >= n_min and gamma_i < tau), of
+    which the ceil(rho * count) with the lowest gamma (§4.3: rho "controls the fraction
+    of low-utility entries pruned during each maintenance cycle"); ceil, so any rho > 0
+    prunes at least one low-utility entry when there is one (a floor would make
+    rho = 0.1 and rho = 0 identical until ten entries are low-utility); rho = 0 prunes
+    nothing and rho = 1 is "threshold".
+    "threshold": every low-utility entry (Eq. 11 alone, no rho: prune them all).
+    "fraction": among all entries with nu_i >= n_min, the floor(rho * count) with the
+    lowest gamma, whatever tau says (floor: never more than the fraction).
+    Ties in gamma go to the lower index (insertion order).
 
     Parameters
     ----------
@@ -298,26 +317,32 @@ def prune_selection(
     Examples
     --------
     >>> nu, g = np.array([5, 1, 3, 4]), np.array([0.1, 0.0, 0.5, 0.15])
-    >>> prune_selection(nu, g).tolist()
+    >>> prune_selection(nu, g, mode="threshold").tolist()
     [0, 3]
-    >>> prune_selection(nu, g, mode="fraction", rho=0.5).tolist()
+    >>> prune_selection(nu, g, mode="ratio", rho=0.1).tolist()  # ceil(0.1 * 2) = 1
+    [0]
+    >>> prune_selection(nu, g, mode="fraction", rho=0.5).tolist()  # floor(0.5 * 3) = 1
     [0]
     """
     nu = np.asarray(nu).reshape(-1)
     gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
     if nu.shape != gamma.shape:
         raise ValueError(f"nu has length {nu.shape[0]} but gamma has length {gamma.shape[0]}")
+    if mode not in ("ratio", "threshold", "fraction"):
+        raise ValueError(f"prune mode must be 'ratio', 'threshold' or 'fraction', got {mode!r}")
+    if mode != "threshold" and not 0.0 <= rho <= 1.0:
+        raise ValueError(f"rho must be in [0, 1], got {rho}")
     eligible = nu >= n_min
     if mode == "threshold":
         return np.flatnonzero(eligible & (gamma < tau)).astype(np.int64)
-    if mode == "fraction":
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"rho must be in [0, 1], got {rho}")
+    if mode == "ratio":
+        idx = np.flatnonzero(eligible & (gamma < tau))
+        k = math.ceil(rho * idx.shape[0] - 1e-12)  # 0.1 * 30 is 3.0000000000000004
+    else:
         idx = np.flatnonzero(eligible)
-        k = math.floor(rho * idx.shape[0])
-        order = np.argsort(gamma[idx], kind="stable")[:k]
-        return np.sort(idx[order]).astype(np.int64)
-    raise ValueError(f"prune mode must be 'threshold' or 'fraction', got {mode!r}")
+        k = math.floor(rho * idx.shape[0] + 1e-12)
+    order = np.argsort(gamma[idx], kind="stable")[:k]
+    return np.sort(idx[order]).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------
@@ -366,7 +391,9 @@ class TemplateMerger:
     'Query the registry first. It is exact. Check the year.'
     """
 
-    def merge(self, a: Skill, b: Skill) -> Skill:
+    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
+        """The condensed skill; `fragments` are accepted and not used (a template has
+        nothing to reason with; the model mergers use them)."""
         if a.polarity != b.polarity:
             raise ValueError(
                 f"cannot merge a {a.polarity!r} skill with a {b.polarity!r} skill: "
@@ -420,9 +447,10 @@ class TemplateMerger:
 def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
     """Quality-driven pruning (Eq. 11) over all nodes V (subtasks and skills).
 
-    The rule is ``config.prune_mode`` ("threshold": nu >= N_min and gamma < tau_prune;
-    "fraction": the rho-fraction of eligible nodes with the lowest gamma, see
-    ``prune_selection``). Gammas are read once, before any removal, so removing nodes
+    The rule is ``config.prune_mode`` ("ratio", the default: the ceil(rho x count)
+    lowest-gamma of the low-utility entries nu >= N_min and gamma < tau_prune;
+    "threshold": all of them; "fraction": the rho-fraction of all entries with
+    nu >= N_min; see ``prune_selection``). Gammas are read once, before any removal, so removing nodes
     does not change who is pruned in the same cycle; ties in gamma go to the earlier
     node in ``memory.node_ids()`` order. Removed nodes leave every hyperedge; an emptied
     hyperedge keeps its task and lesson.
@@ -436,7 +464,7 @@ def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
     One row per removed node: {"id", "kind", "polarity", "name", "content", "nu", "gamma"}.
     """
     cfg = memory.config
-    if cfg.prune_mode == "fraction" and cfg.rho == 0.0:
+    if cfg.prune_mode != "threshold" and cfg.rho == 0.0:
         return []
     ids, gamma, nu = memory.node_stats()  # (n,) ids, gamma (Eq. 3), nu: one read
     if not ids:
@@ -462,27 +490,68 @@ def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
     return rows
 
 
+def shared_fragments(
+    memory: HypergraphMemory, a: str, b: str, limit: int = 3
+) -> list[Fragment]:
+    """The shared trajectory fragments of skills `a` and `b` (§3.4): task, lesson,
+    outcome and meta of the hyperedges holding both, newest first, at most `limit`.
+
+    >>> from hyperskill_lite.core.embed import HashingEncoder
+    >>> from hyperskill_lite.core.memory import HypergraphMemory
+    >>> m = HypergraphMemory(HashingEncoder(dim=64))
+    >>> x, y = Skill("Check Units", "Convert first."), Skill("Cite Sources", "Link it.")
+    >>> _ = m.add_trajectory("T1", ["s"], [x, y], "L1", True, 2)
+    >>> _ = m.add_trajectory("T2", ["s"], [x], "L2", True, 2)
+    >>> a, b = m.node_ids(kind="skill")
+    >>> [(f.task, f.lesson) for f in shared_fragments(m, a, b)]
+    [('T1', 'L1')]
+    """
+    if limit <= 0:
+        return []
+    out = []
+    for e in reversed(memory.shared_edges(a, b)[-limit:]):  # newest (last added) first
+        v = memory.edge(e)
+        out.append(Fragment(v.task, v.lesson, v.success, v.meta))
+    return out
+
+
+def _takes_fragments(llm: Any) -> bool:
+    try:
+        params = inspect.signature(llm.merge).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: assume the protocol
+        return True
+    return "fragments" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
     """One cycle of structure-informed merging (Eqs. 12-14) on the skill nodes.
 
-    W from the current gammas (Eq. 12), Z the plain skill embeddings, Z~ by propagation
-    with ``config.alpha`` and ``config.L`` (Eq. 13), greedy same-polarity pairs with
-    cosine >= ``config.delta_merge`` (Eq. 14); for each pair, best first,
-    ``llm.merge(a, b)`` writes the merged skill and ``memory.merge_nodes`` replaces the
-    two nodes with it (stats summed, memberships reassigned, only the new node embedded).
-    The merged node keeps the pair's polarity whatever the merger returns.
+    W from the current gammas (Eq. 12, diagonal per ``config.w_diagonal``), Z the plain
+    skill embeddings, Z~ by propagation with ``config.alpha`` and ``config.L`` (Eq. 13),
+    greedy same-polarity pairs with cosine >= ``config.delta_merge`` (Eq. 14); for each
+    pair, best first, ``llm.merge(a, b, fragments=...)`` writes the merged skill from the
+    two skills and their shared trajectory fragments (``shared_fragments``, at most
+    ``config.merge_fragments``; with 0 the merger is called as ``merge(a, b)``), and
+    ``memory.merge_nodes`` replaces the two nodes with it (stats summed, memberships
+    reassigned, only the new node embedded). The merged node keeps the pair's polarity
+    whatever the merger returns.
 
     Returns
     -------
     One row per merge: {"a", "b", "a_name", "b_name", "polarity", "similarity",
-    "new_id", "name"}.
+    "new_id", "name", "fragments"} (fragments: how many the merger saw).
     """
     cfg = memory.config
     B_s, skill_ids, _edge_ids, edge_sizes = memory.skill_incidence()
     if len(skill_ids) < 2:
         return []
+    if cfg.merge_fragments and not _takes_fragments(llm):
+        raise TypeError(
+            f"{type(llm).__name__}.merge must accept fragments= (the pair's shared trajectory "
+            "fragments, §3.4); set HyperSkillConfig.merge_fragments=0 to call merge(a, b)"
+        )
     gamma = np.asarray(memory.gammas(skill_ids), dtype=np.float64)
-    W = cooccurrence_matrix(B_s, edge_sizes, gamma)  # Eq. 12
+    W = cooccurrence_matrix(B_s, edge_sizes, gamma, diagonal=cfg.w_diagonal)  # Eq. 12
     Z = np.asarray(memory.skill_embeddings(skill_ids))
     Z_tilde = propagate(W, Z, alpha=cfg.alpha, L=cfg.L)  # Eq. 13
     failure = set(memory.node_ids(kind="skill", polarity="failure"))
@@ -493,7 +562,12 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
         va, vb = memory.node(skill_ids[i]), memory.node(skill_ids[j])
         a = Skill(va.name, va.content, va.polarity, dict(va.meta))
         b = Skill(vb.name, vb.content, vb.polarity, dict(vb.meta))
-        merged = llm.merge(a, b)
+        if cfg.merge_fragments:
+            frags = shared_fragments(memory, va.id, vb.id, cfg.merge_fragments)
+            merged = llm.merge(a, b, fragments=frags)
+        else:
+            frags = []
+            merged = llm.merge(a, b)
         if merged.polarity != va.polarity:
             merged = Skill(merged.name, merged.content, va.polarity, dict(merged.meta))
         new_id = memory.merge_nodes(va.id, vb.id, merged)
@@ -507,6 +581,7 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
                 "similarity": sim,
                 "new_id": new_id,
                 "name": merged.name,
+                "fragments": len(frags),
             }
         )
     return rows

@@ -114,7 +114,8 @@ class HypergraphMemory:
         self.last_update: dict[str, Any] = {}
         """What the last `add_trajectory` did: {"edge": id, "skills": one dict per
         extracted skill {"name", "node" (the node it went into), "dedup" (True when that
-        node existed), "cosine"}, "dedup": how many were deduplicated}; {} before any."""
+        node existed), "cosine", "cross_polarity" (True when that node's polarity differs
+        from the skill's)}, "dedup": how many were deduplicated}; {} before any."""
 
     # ---------------------------------------------------------------- accessors
     @property
@@ -286,13 +287,20 @@ class HypergraphMemory:
     ) -> str:
         """Add one finished trajectory (paper §3.4 "Execution and memory update").
 
-        One new subtask node per plan step (never deduplicated); each skill goes into its
-        nearest live skill of the same polarity when cosine >= delta_dedup (that node
+        One new subtask node per plan step (never deduplicated: a plan step is a place
+        in one task's decomposition, and merging steps would corrupt it, §3.5); each
+        skill goes into its nearest live skill node when cosine >= delta_dedup (that node
         keeps its name, content and meta; earlier skills of this call count), else a new
-        node; one hyperedge over them with embedding phi(task + "\\n" + lesson) and
-        `meta`. Then for every element `retrieval` used (R_u, S_q, E*) still present:
-        nu += 1, sigma += success, T_bar running mean of steps (Eq. 3 inputs); T_min /
-        T_max include this episode. Returns the new hyperedge id.
+        node. "Nearest" is over all skill nodes (``config.dedup_scope="all"``, the
+        paper's "all existing skill nodes") or over those of the skill's own polarity
+        ("same_polarity"). When a new strategy lands on an existing mistake, or the
+        reverse, the existing node keeps its polarity: it is the node whose nu, sigma and
+        hyperedges were earned as what it is, and the new text, by delta_dedup, says the
+        same thing; the placement is reported in ``last_update`` ("cross_polarity").
+        One hyperedge over them with embedding phi(task + "\\n" + lesson) and `meta`.
+        Then for every element `retrieval` used (R_u, S_q, E*) still present: nu += 1,
+        sigma += success, T_bar running mean of steps (Eq. 3 inputs); T_min / T_max
+        include this episode. Returns the new hyperedge id.
         """
         if not isinstance(task, str) or not isinstance(lesson, str):
             raise TypeError("add_trajectory: task and lesson must be str")
@@ -329,7 +337,8 @@ class HypergraphMemory:
                     v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
                 )
             placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
-                           "cosine": None if cos is None else round(cos, 6)})
+                           "cosine": None if cos is None else round(cos, 6),
+                           "cross_polarity": bool(self._skl.polarity[r] != code)})
             if r not in s_rows:
                 s_rows.append(r)
         e = self._edg.add(
@@ -367,10 +376,13 @@ class HypergraphMemory:
         return t
 
     def _nearest_skill(self, vec: np.ndarray, code: int) -> tuple[int | None, float | None]:
-        """(row, cosine) of the live same-polarity skill with the highest cosine to `vec`
-        if it is >= delta_dedup, else (None, None) (dedup at insertion, §3.4)."""
+        """(row, cosine) of the live skill (of polarity `code` when
+        ``config.dedup_scope`` is "same_polarity") with the highest cosine to `vec` if it
+        is >= delta_dedup, else (None, None) (dedup at insertion, §3.4)."""
         n = self._skl.n
-        ok = self._skl.alive[:n] & (self._skl.polarity[:n] == code)
+        ok = self._skl.alive[:n].copy()
+        if self._config.dedup_scope == "same_polarity":
+            ok &= self._skl.polarity[:n] == code
         if not ok.any():
             return None, None
         sims = self._skl.emb[:n] @ vec  # (n,) cosines
@@ -444,6 +456,15 @@ class HypergraphMemory:
         """Embeddings of skill nodes, rows in the order of `ids`: (n, d) float32 copy."""
         rows = [self._skill_row(i) for i in ids]
         return self._skl.emb[np.array(rows, dtype=np.int64)]
+
+    def shared_edges(self, a: str, b: str) -> list[str]:
+        """Ids of the hyperedges holding both skill nodes `a` and `b`, in insertion order
+        (their shared trajectory fragments, §3.4)."""
+        ra, rb = self._skill_row(a), self._skill_row(b)
+        B = self._inc["skill"].csr(self._skl.n, self._edg.n)
+        cols = np.intersect1d(B.indices[B.indptr[ra] : B.indptr[ra + 1]],
+                              B.indices[B.indptr[rb] : B.indptr[rb + 1]])
+        return [self._edg.ids[c] for c in cols.tolist()]
 
     def _skill_row(self, id: str) -> int:
         if id not in self._skl.row:

@@ -1,7 +1,8 @@
 """The plain records the memory takes and returns: skills, context items, maintenance reports.
 
 These are the parts of the toolkit's vocabulary the paper's core needs (§3): a `Skill`
-goes into a skill node (c_s with its polarity), a `ContextItem` is one retrieved piece
+goes into a skill node (c_s with its polarity), a `Fragment` is what a merger sees of a
+hyperedge two merge candidates share, a `ContextItem` is one retrieved piece
 shown to the agent, a `MaintenanceReport` says what one cycle of Algorithm "Periodic
 Memory Evolution" did. They live in `core/` so the core imports nothing else of the
 package; `hyperskill_lite.types` re-exports them beside the runner's vocabulary (tasks,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Polarity", "Skill", "skill_text", "ContextItem", "MaintenanceReport"]
+__all__ = ["Polarity", "Skill", "skill_text", "Fragment", "ContextItem", "MaintenanceReport"]
 
 Polarity = Literal["success", "failure"]
 
@@ -48,6 +49,19 @@ def skill_text(name: str, content: str) -> str:
     'Targeted Database Search: Query the registry first.'
     """
     return f"{name}: {content}" if name else content
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One shared trajectory fragment of a merge candidate pair: the task and lesson of
+    a hyperedge that holds both skills (§3.4: LLM-Merge "reasons over the contents of
+    v_a, v_b, and their shared trajectory fragments"). `meta` is the hyperedge's meta
+    (SkillWorld's latent ids of the lesson)."""
+
+    task: str
+    lesson: str
+    success: bool
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass

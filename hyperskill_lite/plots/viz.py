@@ -35,10 +35,121 @@ __all__ = [
     "node_role", "representative_edges", "draw_hypergraph", "incidence_table", "plot_incidence",
     "cosine_matrix", "plot_heatmap", "gamma_grid", "plot_gamma_surface", "plot_prune_map",
     "rank_comparison", "plot_rank_comparison", "maintenance_totals", "plot_maintenance_ops",
-    "mean_spread", "plot_sweep", "plot_method_bars", "save_figure",
+    "mean_spread", "plot_sweep", "plot_method_bars", "save_figure", "METHOD_COLORS",
+    "method_color", "place_labels", "plot_cost_bubbles",
 ]
 
 Records = Sequence[Mapping[str, Any]]
+
+METHOD_COLORS: dict[str, str] = {
+    "hyperskill": "#1e63c8",  # the method itself: the skill blue of the drawings
+    "hyperskill-no-subtask": "#6baed6",
+    "hyperskill-no-trajectory": "#9ecae1",
+    "flat": "#08306b",
+    "no-memory": "#7f7f7f",
+    "reasoningbank": "#ff7f0e",
+    "expel": "#2ca02c",
+    "awm": "#d62728",
+    "generative": "#9467bd",
+    "voyager": "#8c564b",
+    "dilu": "#e377c2",
+    "cheatsheet": "#bcbd22",
+    "memp": "#17becf",
+    "memevolve": "#ad494a",
+    "plugmem": "#637939",
+    "generative-agents": "#c5b0d5",
+    "cheatsheet-cu": "#dbdb8d",
+    "memevolve-longterm": "#e7969c",
+}
+"""One colour per method, used by every per-method plot: HyperSkill and its variants in
+blues, no memory in grey, a baseline's variant in a lighter shade of the baseline."""
+
+
+def method_color(name: str) -> str:
+    """The method's colour in `METHOD_COLORS`; an unknown name gets a stable colour of
+    its own from matplotlib's tab20 (chosen by a hash of the name, not by plot order).
+
+    >>> method_color("hyperskill"), method_color("no-memory")
+    ('#1e63c8', '#7f7f7f')
+    >>> method_color("my-method") == method_color("my-method")
+    True
+    """
+    if name in METHOD_COLORS:
+        return METHOD_COLORS[name]
+    import zlib
+
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    return to_hex(colormaps["tab20"](zlib.crc32(name.encode()) % 20))
+
+
+def place_labels(
+    ax, xs, ys, labels: Sequence[str], radii_pt: Sequence[float] | float = 3.0,
+    fontsize: float = 8, pad_px: float = 2.0,
+):
+    """Annotate point i with labels[i] without overlaps. A point is a disc of radius
+    radii_pt[i] (points; a scatter marker of size s has radius sqrt(s / pi)). Each label
+    tries sixteen directions around its disc at growing distances and takes the first
+    spot whose box, measured by the renderer, stays inside the axes and overlaps no label
+    placed before it and no disc; labels placed away from their disc get a thin leader
+    line. When no spot is free the one with the fewest overlaps is used. Points are
+    labelled from the most crowded outwards. Returns the Annotations, in label order."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    n = len(labels)
+    pts = ax.transData.transform(np.column_stack([xs, ys]).astype(float))
+    r_pt = np.broadcast_to(np.asarray(radii_pt, dtype=float), (n,))
+    r_px = r_pt * fig.dpi / 72.0
+    discs = [(p[0] - r, p[1] - r, p[0] + r, p[1] + r) for p, r in zip(pts, r_px)]
+    angles = np.deg2rad([0, 180, 90, 270, 45, 135, 315, 225,
+                         22.5, 157.5, 67.5, 112.5, 337.5, 202.5, 292.5, 247.5])
+    dirs = [(float(np.cos(t)), float(np.sin(t))) for t in angles]
+    inside = ax.get_window_extent(renderer)
+
+    def hits(box, rect) -> bool:
+        return box.x0 < rect[2] and box.x1 > rect[0] and box.y0 < rect[3] and box.y1 > rect[1]
+
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
+    crowd = (dist < 60.0).sum(axis=1)
+    placed: list[Any] = []
+    out: dict[int, Any] = {}
+    for i in sorted(range(n), key=lambda j: (-crowd[j], pts[j, 0])):
+        best = None  # (overlaps, gap, text, box)
+        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0):
+            for dx, dy in dirs:
+                off = (dx * (r_pt[i] + gap), dy * (r_pt[i] + gap))
+                ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
+                va = "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center"
+                t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=off, textcoords="offset points",
+                                ha=ha, va=va, fontsize=fontsize)
+                box = t.get_window_extent(renderer).padded(pad_px)
+                bad = (sum(box.overlaps(b) for b in placed)
+                       + sum(hits(box, d) for j, d in enumerate(discs) if j != i)
+                       + 10 * (box.x0 < inside.x0 or box.x1 > inside.x1
+                               or box.y0 < inside.y0 or box.y1 > inside.y1))
+                if best is None or bad < best[0]:
+                    if best is not None:
+                        best[2].remove()
+                    best = (bad, gap, t, box)
+                else:
+                    t.remove()
+                if bad == 0:
+                    break
+            if best is not None and best[0] == 0:
+                break
+        _, gap, t, box = best  # type: ignore[misc]
+        if gap >= 18.0:
+            t.arrow_patch = None
+            t.remove()
+            pos = t.xyann
+            t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=pos, textcoords="offset points",
+                            ha=t.get_ha(), va=t.get_va(), fontsize=fontsize,
+                            arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey",
+                                        "shrinkA": 0, "shrinkB": r_pt[i]})
+        placed.append(box)
+        out[i] = t
+    return [out[i] for i in range(n)]
 
 
 def _ax(ax, figsize: tuple[float, float]):
@@ -74,7 +185,7 @@ def plot_cumulative_sr(runs: Mapping[str, Records], ax=None, title: str = ""):
     ax = _ax(ax, (7, 4))
     for name, records in runs.items():
         ax.plot(np.arange(1, len(records) + 1), cumulative_sr(records), label=name,
-                lw=2.2 if name == "hyperskill" else 1.3)
+                lw=2.2 if name == "hyperskill" else 1.3, color=method_color(name))
     return _finish(ax, "episode", "cumulative SR (%)", title or "Cumulative success rate")
 
 
@@ -108,10 +219,10 @@ def plot_maintenance_ops(runs: Mapping[str, Records], ax=None, title: str = ""):
     """Cumulative maintenance operations over episodes: solid = pruned, dashed = merged,
     one colour per run (paper Fig. memory growth, bottom row)."""
     ax = _ax(ax, (7, 4))
-    for k, (name, records) in enumerate(runs.items()):
+    for name, records in runs.items():
         pruned, merged = maintenance_totals(records)
         x = np.arange(1, len(records) + 1)
-        color = f"C{k % 10}"
+        color = method_color(name)
         ax.step(x, pruned, where="post", color=color, label=f"{name}: pruned")
         ax.step(x, merged, where="post", color=color, ls="--", label=f"{name}: merged")
     return _finish(ax, "episode", "cumulative operations", title or "Maintenance operations over time")
@@ -370,19 +481,63 @@ def plot_method_bars(
     title: str = "", highlight: str = "hyperskill",
 ):
     """One bar per method: mean over seeds, error bar min-max, seeds as dots.
-    values: (len(names), n_seeds). The `highlight` method is drawn darker."""
+    values: (len(names), n_seeds). Bars take `method_color`; the `highlight` method has
+    a thick edge."""
     v = np.asarray(values, dtype=float)
     mean, _, lo, hi = mean_spread(v)
     ax = _ax(ax, (max(5, 0.6 * len(names) + 2), 3.8))
     x = np.arange(len(names))
-    colors = ["#1e63c8" if n == highlight else "#9ecae1" for n in names]
-    ax.bar(x, mean, color=colors, edgecolor="black", lw=0.5)
+    ax.bar(x, mean, color=[method_color(n) for n in names],
+           edgecolor="black", lw=[2.0 if n == highlight else 0.5 for n in names])
     ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="black", capsize=3)
     for j in range(v.shape[1]):
         ax.scatter(x, v[:, j], color="black", s=8, zorder=3)
     ax.set_xticks(x, names, rotation=40, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_cost_bubbles(
+    names: Sequence[str], sr: Sequence[float], tokens: Sequence[float], ax=None,
+    title: str = "", highlight: str = "hyperskill",
+):
+    """The paper's cost figure (§4, "Performance vs. average tokens per task"): one
+    bubble per method at (tokens per task in thousands, SR), its area proportional to the
+    performance-to-token ratio SR / tokens as in the paper, colour `method_color`,
+    labels placed without overlap. The `highlight` method gets a black edge. The legend
+    gives the ratio two reference bubbles stand for."""
+    sr_a, tok = np.asarray(sr, dtype=float), np.asarray(tokens, dtype=float)
+    if len(names) != len(sr_a) or len(sr_a) != len(tok):
+        raise ValueError(f"plot_cost_bubbles: {len(names)} names, {len(sr_a)} SRs and "
+                         f"{len(tok)} token counts; give one of each per method")
+    if (tok <= 0).any():
+        raise ValueError("plot_cost_bubbles: tokens per task must be > 0 (the bubble is SR / tokens)")
+    ax = _ax(ax, (7, 4.5))
+    ratio = sr_a / (tok / 1000.0)  # SR points per thousand tokens
+    scale = 450.0 / ratio.max() if ratio.max() > 0 else 0.0
+    for n, x, y, r in zip(names, tok / 1000.0, sr_a, ratio):
+        hl = n == highlight
+        ax.scatter(x, y, s=max(scale * r, 12.0), color=method_color(n), alpha=0.75,
+                   edgecolors="black" if hl else "white", linewidths=1.5 if hl else 0.5, zorder=3)
+    pad = 0.08 * (np.ptp(tok) / 1000.0 or 1.0)
+    ax.set_xlim(tok.min() / 1000.0 - pad, tok.max() / 1000.0 + 3 * pad)
+    ypad = 0.12 * (np.ptp(sr_a) or 1.0)
+    ax.set_ylim(sr_a.min() - ypad, sr_a.max() + ypad)
+    sizes = np.maximum(scale * ratio, 12.0)
+    place_labels(ax, tok / 1000.0, sr_a, list(names), radii_pt=np.sqrt(sizes / np.pi),
+                 fontsize=7.5)
+    for r in (ratio.max(), ratio.max() / 2):
+        ax.scatter([], [], s=scale * r, color="lightgrey", edgecolors="grey",
+                   label=f"{r:.1f} SR points\nper 1K tokens")
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), labelspacing=1.8,
+              borderpad=1.0, title="bubble area:\nSR / tokens", title_fontsize=7.5,
+              frameon=False)
+    ax.set_xlabel("tokens per task (K): agent + memory model")
+    ax.set_ylabel("SR (%)")
+    ax.grid(alpha=0.3)
     if title:
         ax.set_title(title)
     return ax

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.core.config import PRUNE_MODES
+
 __all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep"]
 
 PROFILES = ("gaia", "webwalker", "xbench")
@@ -55,7 +57,6 @@ ENCODERS = ("minilm", "hashing")
 PHRASINGS = ("calibrated", "curated")
 CONFIG_FIELDS = {"k": int, "rho": float, "prune_mode": str}
 """Config fields a grid may vary (the `run` options of the same names)."""
-PRUNE_MODES = ("threshold", "fraction")
 DEFAULT_MAX_CONCURRENT = 4
 SKILLWORLD = "skillworld"
 

@@ -119,7 +119,11 @@ class WorldParams:
     lesson_second_sentence: float = 0.4
     """Probability that a lesson has two sentences rather than one (the prompt allows 1-2)."""
     self_judge_flip: float = 0.10
-    """Probability that the self-judge (no gold answer) reports the wrong outcome."""
+    """Probability that the self-judge (no gold answer) reports the wrong outcome. Not
+    calibrated: no measured self-judge error rate was at hand (calibration-sources.md
+    lists extraction data only), so this is a round guess, fixed before any self-judge
+    comparison was run; `compare(..., judge="self")` and notebook 09 report what it
+    gives."""
     # --- simulated LLM: how it writes skills (calibrated on real extractions) ---------
     phrasing: str = "calibrated"
     """How SimLLM writes a skill. "calibrated": like the real per-trajectory extractions

@@ -13,22 +13,27 @@ resumed run in a new process gets identical outputs.
 
 Baselines add operations by composing the helpers `phrase` (a skill for one latent id),
 `lesson_text` and `step_text` with `rng(...)`; the ten baselines' operations are in
-baseline_ops.py (`SimBaselineOps`, mixed in). Not here: outcomes (executor.py), task
+baseline_ops.py (`SimBaselineOps`, mixed in). Every model operation is metered:
+`usage` holds the tokens a live model would have used for it (meter.py). Not here: outcomes (executor.py), task
 sampling (generator.py), any embedding.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from hyperskill_lite.types import Episode, Extraction, Skill, Task
+from hyperskill_lite.agent.llm import Usage
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.types import Episode, Extraction, Fragment, Skill, Task
 from hyperskill_lite.world.baseline_ops import SimBaselineOps
 from hyperskill_lite.world.latent import FIELDS, KIND_FIELD, latent_meta, latent_of, task_latent
 from hyperskill_lite.world.library import Library, load_library, split_sentences
+from hyperskill_lite.world.meter import METERED, prompt_for, reply_tokens
 from hyperskill_lite.world.params import WorldParams
 from hyperskill_lite.world.rng import stable_rng
 
@@ -89,6 +94,9 @@ class SimLLM(SimBaselineOps):
         self.params = params or WorldParams()
         self.seed = int(seed)
         self.library: Library = load_library(self.params.data_dir)
+        self.usage = Usage()
+        """Estimated tokens of every call a live model would have received (meter.py)."""
+        self._depth = 0  # an operation calling another is metered once, at the outside
 
     # ----------------------------------------------------------------- helpers
     def rng(self, *parts: object) -> np.random.Generator:
@@ -255,12 +263,16 @@ class SimLLM(SimBaselineOps):
         return Extraction(skills=skills, lesson=lesson, meta=meta)
 
     # ------------------------------------------------------------------- merge
-    def merge(self, a: Skill, b: Skill) -> Skill:
-        """LLM-Merge: one consolidated skill covering both (Prompts appendix).
+    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
+        """LLM-Merge: one consolidated skill covering both (Prompts appendix), reasoning
+        over the pair's shared trajectory fragments (§3.4).
 
-        The name is a phrasing of the most general latent in the union (the one that
-        concerns most archetypes), avoiding both input names when possible; the content
-        is the lead sentence of each input plus a consolidating sentence (2-3
+        The name is a phrasing of the most general latent (the one that concerns most
+        archetypes) among the union's latents that the shared fragments' lessons
+        mention, as a model reading those tasks would name the skill after what they had
+        in common; without fragments, or when their lessons mention none of the union's
+        latents, among the whole union. It avoids both input names when possible; the
+        content is the lead sentence of each input plus a consolidating sentence (2-3
         sentences); the metadata is the union of both inputs' latent ids.
         """
         if a.polarity != b.polarity:
@@ -272,6 +284,8 @@ class SimLLM(SimBaselineOps):
         la, lb = latent_of(a.meta), latent_of(b.meta)
         union = {f: list(dict.fromkeys(la[f] + lb[f])) for f in FIELDS}
         ids = [i for f in FIELDS for i in union[f] if i in self.library.latents]
+        said = {i for fr in fragments for f in FIELDS for i in latent_of(fr.meta)[f]}
+        ids = [i for i in ids if i in said] or ids
         name = a.name
         if ids:
             anchor = max(ids, key=lambda i: (len(self.library.latents[i].affects), -ids.index(i)))
@@ -298,3 +312,26 @@ class SimLLM(SimBaselineOps):
         else:
             truth = bool(episode.success)
         return truth != bool(rng.random() < self.params.self_judge_flip)
+
+
+def _metered(op: str, fn: Any) -> Any:
+    """`fn` with its estimated prompt and reply tokens added to ``self.usage[op]``."""
+
+    @functools.wraps(fn)
+    def call(self: SimLLM, *args: Any, **kwargs: Any) -> Any:
+        self._depth += 1
+        try:
+            out = fn(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            prompt = prompt_for(op, args, kwargs)
+            if prompt:
+                self.usage.add(op, count_tokens(prompt), reply_tokens(out))
+        return out
+
+    return call
+
+
+for _op in METERED:  # every model operation SimLLM answers is metered (meter.py)
+    setattr(SimLLM, _op, _metered(_op, getattr(SimLLM, _op)))
