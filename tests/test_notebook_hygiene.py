@@ -43,3 +43,21 @@ def test_no_notebook_silences_every_warning(nb):
 ])
 def test_the_check_itself(src, ok):
     assert (GLOBAL.search(src) is None) == ok
+
+
+def test_exercises_check_themselves_and_hide_their_solutions():
+    with_exercises = 0
+    for nb in NOTEBOOKS:
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        solutions = [c for c in cells if "solution" in c["metadata"].get("tags", [])]
+        if not solutions:
+            continue
+        with_exercises += 1
+        for c in solutions:
+            assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
+            src = "".join(c["source"])
+            assert "answer = " in src and 'check("' in src, nb.name
+            # run top to bottom, each solution checks itself and passes
+            out = "".join("".join(o.get("text", "")) for o in c["outputs"])
+            assert out.strip().endswith(": correct"), (nb.name, out)
+    assert with_exercises >= 4

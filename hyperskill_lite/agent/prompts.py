@@ -322,7 +322,7 @@ MERGE_FRAGMENTS = """
 Shared trajectory fragments (tasks in which both were used):
 {lines}
 """
-"""The merge prompt's fragment slot (ours: the paper's box has none, but §3.4 says the
+"""The merge prompt's fragment slot (ours: the paper's box has none, but §3.5 says the
 merge "reasons over the contents of v_a, v_b, and their shared trajectory fragments").
 Empty when the pair shares no hyperedge, which leaves the paper's prompt word for word."""
 

@@ -71,7 +71,7 @@ class HyperSkillConfig:
     embedding). Our reading; the paper does not say."""
     merge_fragments: int = 3
     """Shared trajectory fragments given to LLM-Merge per candidate pair: the task and
-    lesson of at most this many hyperedges containing both skills, newest first (§3.4:
+    lesson of at most this many hyperedges containing both skills, newest first (§3.5:
     the agent "reasons over the contents of v_a, v_b, and their shared trajectory
     fragments"). The cap is ours; 0 gives the merger only the two skills."""
     prune_mode: Literal["ratio", "threshold", "fraction"] = "ratio"

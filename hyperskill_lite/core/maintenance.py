@@ -493,7 +493,7 @@ def prune(memory: HypergraphMemory) -> list[dict[str, Any]]:
 def shared_fragments(
     memory: HypergraphMemory, a: str, b: str, limit: int = 3
 ) -> list[Fragment]:
-    """The shared trajectory fragments of skills `a` and `b` (§3.4): task, lesson,
+    """The shared trajectory fragments of skills `a` and `b` (§3.5): task, lesson,
     outcome and meta of the hyperedges holding both, newest first, at most `limit`.
 
     >>> from hyperskill_lite.core.embed import HashingEncoder
@@ -548,7 +548,7 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
     if cfg.merge_fragments and not _takes_fragments(llm):
         raise TypeError(
             f"{type(llm).__name__}.merge must accept fragments= (the pair's shared trajectory "
-            "fragments, §3.4); set HyperSkillConfig.merge_fragments=0 to call merge(a, b)"
+            "fragments, §3.5); set HyperSkillConfig.merge_fragments=0 to call merge(a, b)"
         )
     gamma = np.asarray(memory.gammas(skill_ids), dtype=np.float64)
     W = cooccurrence_matrix(B_s, edge_sizes, gamma, diagonal=cfg.w_diagonal)  # Eq. 12

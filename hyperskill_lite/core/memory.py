@@ -459,7 +459,7 @@ class HypergraphMemory:
 
     def shared_edges(self, a: str, b: str) -> list[str]:
         """Ids of the hyperedges holding both skill nodes `a` and `b`, in insertion order
-        (their shared trajectory fragments, §3.4)."""
+        (their shared trajectory fragments, §3.5)."""
         ra, rb = self._skill_row(a), self._skill_row(b)
         B = self._inc["skill"].csr(self._skl.n, self._edg.n)
         cols = np.intersect1d(B.indices[B.indptr[ra] : B.indptr[ra + 1]],

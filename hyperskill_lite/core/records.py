@@ -54,7 +54,7 @@ def skill_text(name: str, content: str) -> str:
 @dataclass(frozen=True)
 class Fragment:
     """One shared trajectory fragment of a merge candidate pair: the task and lesson of
-    a hyperedge that holds both skills (§3.4: LLM-Merge "reasons over the contents of
+    a hyperedge that holds both skills (§3.5: LLM-Merge "reasons over the contents of
     v_a, v_b, and their shared trajectory fragments"). `meta` is the hyperedge's meta
     (SkillWorld's latent ids of the lesson)."""
 

@@ -265,7 +265,7 @@ class SimLLM(SimBaselineOps):
     # ------------------------------------------------------------------- merge
     def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
         """LLM-Merge: one consolidated skill covering both (Prompts appendix), reasoning
-        over the pair's shared trajectory fragments (§3.4).
+        over the pair's shared trajectory fragments (§3.5).
 
         The name is a phrasing of the most general latent (the one that concerns most
         archetypes) among the union's latents that the shared fragments' lessons
