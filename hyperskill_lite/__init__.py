@@ -20,7 +20,6 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 """
 
 from hyperskill_lite.compare import compare
-from hyperskill_lite.course import check
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import (
     Encoder,
@@ -48,6 +47,7 @@ from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
+from hyperskill_lite.course import check
 from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
