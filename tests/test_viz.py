@@ -211,3 +211,122 @@ def test_plot_cost_bubbles_areas_follow_sr_per_token():
     with pytest.raises(ValueError, match="must be > 0"):
         viz.plot_cost_bubbles(["a"], [1.0], [0.0], ax=ax)
     plt.close(fig)
+
+
+def test_save_figure_refuses_a_figure_wider_than_the_cap(tmp_path):
+    wide, ok = plt.subplots(figsize=(16, 3))[0], plt.subplots(figsize=(12, 3))[0]
+    try:
+        with pytest.raises(ValueError, match=r"over the 1400 px cap; use a figure at most 12.7 in"):
+            viz.save_figure(wide, tmp_path / "wide.png")
+        assert not (tmp_path / "wide.png").exists()  # nothing written
+        viz.save_figure(ok, tmp_path / "ok.png")
+        from PIL import Image
+
+        assert Image.open(tmp_path / "ok.png").size[0] <= viz.MAX_FIGURE_PX
+    finally:
+        plt.close(wide)
+        plt.close(ok)
+
+
+def test_every_committed_figure_fits_the_cap():
+    from pathlib import Path
+
+    from PIL import Image
+
+    figures = sorted((Path(__file__).resolve().parents[1] / "figures").glob("*.png"))
+    assert figures, "figures/ has no PNG"
+    wide = {f.name: Image.open(f).size[0] for f in figures if Image.open(f).size[0] > viz.MAX_FIGURE_PX}
+    assert not wide, f"figures wider than {viz.MAX_FIGURE_PX} px: {wide}"
+
+
+def test_one_layout_before_and_after_a_merge_with_the_merged_node_ringed(memory):
+    # merge A (s1) and B (s2): every hyperedge keeps its place, the new node sits midway
+    pos = viz.hypergraph_layout(memory, seed=0)
+    assert set(pos) == set(memory.edge_ids()) | set(memory.node_ids())  # every id placed
+    new = memory.merge_nodes("s1", "s2", Skill("Validate And Search", "Both in one."))
+    after = viz.carry_layout(pos, [{"a": "s1", "b": "s2", "new_id": new}])
+    assert after[new] == pytest.approx((pos["s1"] + pos["s2"]) / 2)
+    fig, ax = plt.subplots(figsize=(6, 5))
+    try:
+        viz.draw_hypergraph(memory, ["e1", "e2", "e4"], ax=ax, pos=after, highlight=[new],
+                            highlight_label="merged skill")
+        edge_markers = {tuple(np.round(line.get_xydata()[0], 9)) for line in ax.lines}
+        assert edge_markers == {tuple(np.round(pos[e], 9)) for e in ("e1", "e2", "e4")}
+        rings = [p for p in ax.patches if getattr(p, "get_radius", None)
+                 and p.get_edgecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(viz.COLORS["highlight"]))]
+        assert len(rings) == 1 and rings[0].center == pytest.approx(tuple(after[new]))
+        assert "merged skill" in [t.get_text() for t in ax.get_legend().get_texts()]
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError, match="pos places neither hyperedge e3"):
+        viz.draw_hypergraph(memory, ["e3"], pos={"e1": np.zeros(2)})
+
+
+def test_drawing_labels_do_not_overlap_each_other(memory):
+    fig, ax = plt.subplots(figsize=(6, 5))
+    try:
+        viz.draw_hypergraph(memory, ax=ax, seed=0)
+        r = fig.canvas.get_renderer()
+        names = {memory.node(i).name[:20] for i in memory.node_ids(kind="skill")}  # labels cut at 26
+        text_box = matplotlib.text.Text.get_window_extent  # the text alone, not its leader line
+        boxes = [text_box(t, r) for t in ax.texts if t.get_text()[:20] in names]
+        assert len(boxes) == len(names)
+        assert not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+    finally:
+        plt.close(fig)
+
+
+def test_place_labels_keeps_clear_of_avoided_markers():
+    fig, ax = plt.subplots(figsize=(4, 4))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    # a big marker to the right of the point: the label must go elsewhere
+    (t,) = viz.place_labels(ax, [5.0], [5.0], ["label"], radii_pt=3.0, avoid=[(6.2, 5.0, 25.0)])
+    r = fig.canvas.get_renderer()
+    box = t.get_window_extent(r)
+    cx, cy = ax.transData.transform((6.2, 5.0))
+    rad = 25.0 * fig.dpi / 72.0
+    assert box.x1 < cx - rad or box.x0 > cx + rad or box.y1 < cy - rad or box.y0 > cy + rad
+    plt.close(fig)
+
+
+def test_maintenance_ops_colour_by_operation_and_name_silent_series():
+    runs = {"gaia": [{}, {"maintenance": {"pruned": 2, "merged": 0}}, {}],
+            "xbench": [{}, {"maintenance": {"pruned": 1, "merged": 3}}, {}]}
+    fig, ax = plt.subplots()
+    try:
+        viz.plot_maintenance_ops(runs, ax=ax)
+        drawn = {line.get_label(): line for line in ax.lines}
+        assert set(drawn) == {"gaia: pruned", "xbench: pruned", "xbench: merged"}
+        assert drawn["xbench: merged"].get_color() == viz.OP_COLORS["merged"]
+        assert drawn["gaia: pruned"].get_color() == drawn["xbench: pruned"].get_color()
+        assert drawn["gaia: pruned"].get_linestyle() != drawn["xbench: pruned"].get_linestyle()
+        assert any("gaia: merged" in t.get_text() for t in ax.texts)  # the all-zero series
+    finally:
+        plt.close(fig)
+
+
+def test_paired_differences_and_prune_map_legends():
+    fig, axes = plt.subplots(1, 2)
+    try:
+        viz.plot_paired_differences(["a", "b"], np.array([[1.0, 3.0], [-1.0, 0.0]]), ax=axes[0])
+        assert [p.get_width() for p in axes[0].patches] == pytest.approx([2.0, -0.5])
+        with pytest.raises(ValueError, match="must be"):
+            viz.plot_paired_differences(["a"], np.zeros((2, 3)), ax=axes[0])
+        viz.plot_prune_map([1, 4, 5], [0.9, 0.1, 0.5], [False, True, False],
+                           roles=["subtask", "skill", "mistake"], ax=axes[1])
+        labels = [t.get_text() for t in axes[1].get_legend().get_texts()]
+        assert labels == ["kept mistake", "kept subtask", "pruned", "N_min = 3 (eligible right)",
+                          "tau = 0.2"]
+    finally:
+        plt.close(fig)
+
+
+def test_heatmap_wraps_long_labels_at_word_boundaries():
+    fig, ax = plt.subplots()
+    try:
+        viz.plot_heatmap(np.eye(2), ["Premature Entity Assumption Under Pressure", "Short"], ax=ax)
+        ticks = [t.get_text() for t in ax.get_yticklabels()]
+        assert ticks[0] == "Premature Entity\nAssumption Under…" and ticks[1] == "Short"
+    finally:
+        plt.close(fig)

@@ -14,23 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hyperskill_lite.plots.labels import place_labels
+from hyperskill_lite.plots.palette import COLORS
+
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
 __all__ = [
-    "COLORS", "node_role", "representative_edges", "draw_hypergraph", "incidence_table",
-    "plot_incidence",
+    "COLORS", "node_role", "representative_edges", "hypergraph_layout", "carry_layout",
+    "hypergraph_legend_handles", "draw_hypergraph", "incidence_table", "plot_incidence",
 ]
-
-COLORS: dict[str, str] = {
-    "success_edge": "#2e7d32",  # green: successful trajectory hyperedge
-    "failure_edge": "#c62828",  # red: failed trajectory hyperedge
-    "skill": "#1e63c8",  # blue circle: success skill (strategy)
-    "mistake": "#e57373",  # red circle: failure skill (mistake to avoid)
-    "subtask": "#9ecae1",  # light-blue dot: subtask node
-}
-"""The palette of the paper's hypergraph figure, by element role."""
-
 
 def node_role(node_id: str, polarity: str | None) -> str:
     """Drawing role of a node: "subtask", "skill" (success polarity) or "mistake".
@@ -90,14 +83,40 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
-def _component_layout(B: Any, seed: int) -> dict[str, np.ndarray]:
+def _spread(xy: np.ndarray, d_min: float, rounds: int = 60) -> np.ndarray:
+    """Push apart points closer than `d_min` (pairs sharing one spot move along a fixed
+    direction), a few rounds of pairwise repulsion; deterministic."""
+    xy = xy.copy()
+    n = len(xy)
+    if n < 2:
+        return xy
+    for _ in range(rounds):
+        diff = xy[:, None, :] - xy[None, :, :]
+        dist = np.linalg.norm(diff, axis=-1)
+        np.fill_diagonal(dist, np.inf)
+        close = dist < d_min
+        if not close.any():
+            break
+        i, j = np.nonzero(np.triu(close))
+        for a, b in zip(i, j):
+            d = xy[a] - xy[b]
+            norm = float(np.hypot(*d))
+            u = d / norm if norm > 1e-9 else np.array([np.cos(a + b), np.sin(a + b)])
+            step = 0.5 * (d_min - norm) + 1e-6
+            xy[a] += u * step
+            xy[b] -= u * step
+    return xy
+
+
+def _component_layout(B: Any, seed: int, aspect: float = 1.5) -> dict[str, np.ndarray]:
     """Spring layout of each connected component of the bipartite graph B, scaled by
-    its size and placed left to right (largest first), so components stay close."""
+    its size, points closer than a tenth of the typical spacing pushed apart, and the
+    components packed in rows (largest first), the row width chosen so the whole block
+    comes closest to `aspect` (width / height): a drawing fills its axes."""
     import networkx as nx
 
     comps = sorted(nx.connected_components(B), key=lambda c: (-len(c), min(c)))
-    pos: dict[str, np.ndarray] = {}
-    x0 = 0.0
+    blocks = []
     for comp in comps:
         sub = nx.Graph()  # rebuilt in sorted order: the layout must not depend on set order
         sub.add_nodes_from(sorted(comp))
@@ -107,11 +126,90 @@ def _component_layout(B: Any, seed: int) -> dict[str, np.ndarray]:
         xy = np.array([p[v] for v in sub.nodes]) if len(comp) > 1 else np.zeros((1, 2))
         xy = xy - xy.mean(axis=0)
         span = np.abs(xy).max() or 1.0
-        xy = xy / span * radius
-        for v, c in zip(sub.nodes, xy):
-            pos[v] = c + np.array([x0 + radius, 0.0])
-        x0 += 2 * radius + 0.8
+        xy = _spread(xy / span * radius, d_min=0.45)
+        xy = xy - (xy.min(axis=0) + xy.max(axis=0)) / 2
+        blocks.append((list(sub.nodes), xy, np.maximum(xy.max(axis=0), 0.3)))
+    gap = 0.8
+
+    def pack(width: float) -> tuple[dict[str, np.ndarray], float]:
+        """Shelf packing into rows at most `width` wide; the block's aspect error."""
+        out: dict[str, np.ndarray] = {}
+        x = y = row_h = right = 0.0
+        for names, xy, half in blocks:
+            if x > 0 and x + 2 * half[0] > width + 1e-9:
+                x, y, row_h = 0.0, y - row_h - gap, 0.0
+            for v, c in zip(names, xy):
+                out[v] = c + np.array([x + half[0], y - half[1]])
+            x += 2 * half[0] + gap
+            row_h = max(row_h, 2 * half[1])
+            right = max(right, x - gap)
+        height = row_h - y
+        return out, abs(np.log(right / height) - np.log(aspect))
+
+    widths = np.cumsum([2 * h[0] + gap for _, _, h in blocks]) - gap  # each possible first row
+    pos = min((pack(w) for w in widths), key=lambda p: p[1])[0]
     return pos
+
+
+def _setsystem(memory: HypergraphMemory, edge_ids: Sequence[str] | None) -> dict[str, list[str]]:
+    ids = list(memory.edge_ids() if edge_ids is None else edge_ids)
+    setsystem = {e: list(memory.edge(e).node_ids) for e in ids}
+    return {e: v for e, v in setsystem.items() if v}
+
+
+def hypergraph_layout(
+    memory: HypergraphMemory, edge_ids: Sequence[str] | None = None, seed: int = 0,
+    aspect: float = 1.5,
+) -> dict[str, np.ndarray]:
+    """Positions of every node and hyperedge id for `draw_hypergraph` of the memory (or
+    the hyperedges `edge_ids`): a spring layout of the bipartite node-hyperedge graph
+    with `seed`, connected components packed in rows into a block about `aspect` times
+    as wide as high. Pass it as `pos=` to draw two memories on one layout (before and
+    after maintenance)."""
+    import networkx as nx
+
+    setsystem = _setsystem(memory, edge_ids)
+    if not setsystem:
+        raise ValueError("hypergraph_layout: no hyperedge with nodes to lay out")
+    B = nx.Graph()
+    for e, members in setsystem.items():
+        B.add_node(e)
+        B.add_edges_from((e, v) for v in members)
+    return _component_layout(B, seed, aspect)
+
+
+def carry_layout(pos: dict[str, np.ndarray], merged: Sequence[dict]) -> dict[str, np.ndarray]:
+    """`pos` (a `hypergraph_layout` of the memory before maintenance) extended to the
+    memory after it: each merged node (a row of `MaintenanceReport.merged`, with "a",
+    "b" and "new_id") sits midway between the two skills it replaced. Rows whose skills
+    were not drawn are skipped. Returns a new dict.
+
+    >>> pos = {"s1": np.array([0.0, 0.0]), "s2": np.array([2.0, 4.0])}
+    >>> carry_layout(pos, [{"a": "s1", "b": "s2", "new_id": "s9"}])["s9"].tolist()
+    [1.0, 2.0]
+    """
+    out = dict(pos)
+    for row in merged:
+        ends = [out[k] for k in (row["a"], row["b"]) if k in out]
+        if ends:
+            out[row["new_id"]] = np.mean(ends, axis=0)
+    return out
+
+
+def hypergraph_legend_handles(highlight_label: str | None = None) -> list:
+    """Legend entries of `draw_hypergraph` (trajectory outcomes, node types and, when
+    `highlight_label` is given, the highlight ring), for a figure-level legend."""
+    from matplotlib.lines import Line2D
+
+    rows = [("D", "white", COLORS["success_edge"], 2, 7, "success trajectory"),
+            ("s", "white", COLORS["failure_edge"], 2, 7, "failure trajectory"),
+            ("o", COLORS["skill"], "black", 1, 9, "skill (success)"),
+            ("o", COLORS["mistake"], "black", 1, 9, "mistake (failure)"),
+            ("o", COLORS["subtask"], "white", 1, 6, "subtask")]
+    if highlight_label:
+        rows.append(("o", "white", COLORS["highlight"], 3, 11, highlight_label))
+    return [Line2D([], [], ls="", marker=m, mfc=fc, mec=ec, mew=w, ms=ms, label=label)
+            for m, fc, ec, w, ms, label in rows]
 
 
 def draw_hypergraph(
@@ -122,6 +220,11 @@ def draw_hypergraph(
     label_width: int = 26,
     subtask_labels: bool = False,
     title: str = "",
+    pos: dict[str, np.ndarray] | None = None,
+    highlight: Sequence[str] = (),
+    highlight_label: str = "highlighted node",
+    legend: bool = True,
+    fontsize: float = 8,
 ):
     """HyperNetX rubber-band drawing of the memory (or of the hyperedges `edge_ids`),
     styled like the paper's hypergraph figure.
@@ -130,36 +233,59 @@ def draw_hypergraph(
     with a diamond (success) or square (failure) marker and the edge id at the
     hyperedge's place in the layout. Nodes: skills blue circles, mistakes red circles
     (both labelled with their names, cut to `label_width` characters), subtasks small
-    light-blue dots (labelled with their ids if `subtask_labels`). Layout: networkx
-    spring layout of the bipartite node-edge graph with `seed`. Returns the axes.
+    light-blue dots (labelled with their ids if `subtask_labels`). Node labels are
+    placed by `place_labels`: no label overlaps another label, a node or a hyperedge
+    marker where a free spot exists; far-placed labels get a leader line.
+
+    Layout: `pos` if given (see `hypergraph_layout`, `carry_layout`), else the spring
+    layout of the bipartite node-edge graph with `seed`, shaped to the axes; a node missing from `pos` sits
+    at the mean position of the drawn hyperedges holding it. Nodes in `highlight` get a
+    gold ring, named `highlight_label` in the legend. `legend=False` leaves the legend
+    to the caller (`hypergraph_legend_handles`). Returns the axes.
+
+    Labels are placed for the axes' size when the function runs: arrange the figure
+    first (`fig.subplots_adjust`) and do not call `fig.tight_layout()` afterwards, which
+    would rescale the drawing under labels already placed (`save_figure` crops without
+    rescaling).
     """
     import hypernetx as hnx
     import matplotlib.pyplot as plt
+    from hypernetx.drawing.rubber_band import get_default_radius
     from matplotlib.colors import to_rgba
-    from matplotlib.lines import Line2D
 
-    ids = list(memory.edge_ids() if edge_ids is None else edge_ids)
-    views = {e: memory.edge(e) for e in ids}
-    setsystem = {e: v.node_ids for e, v in views.items() if v.node_ids}
+    setsystem = _setsystem(memory, edge_ids)
     if not setsystem:
         raise ValueError("draw_hypergraph: no hyperedge with nodes to draw")
     ax = ax or plt.subplots(figsize=(9, 7))[1]
+    views = {e: memory.edge(e) for e in setsystem}
     H = hnx.Hypergraph(setsystem)
     nodes = {i: memory.node(i) for i in H.nodes}
     role = {i: node_role(i, v.polarity) for i, v in nodes.items()}
     edge_color = {e: COLORS["success_edge" if views[e].success else "failure_edge"]
                   for e in setsystem}
-    pos = _component_layout(H.bipartite(), seed)
-    labels = {
-        i: (_short(v.name or v.content, label_width) if role[i] != "subtask"
-            else (i if subtask_labels else ""))
-        for i, v in nodes.items()
-    }
+    if pos is None:
+        box = ax.get_position()
+        fw, fh = ax.figure.get_size_inches()
+        pos = hypergraph_layout(memory, list(setsystem), seed,
+                                aspect=float(np.clip(box.width * fw / (box.height * fh), 0.8, 2.5)))
+    else:
+        pos = {k: np.asarray(v, dtype=float) for k, v in pos.items()}
+        for e, members in setsystem.items():
+            if e not in pos:
+                known = [pos[i] for i in members if i in pos]
+                if not known:
+                    raise ValueError(f"draw_hypergraph: pos places neither hyperedge {e} "
+                                     "nor any of its nodes")
+                pos[e] = np.mean(known, axis=0)
+        for i in H.nodes:
+            if i not in pos:
+                pos[i] = np.mean([pos[e] for e, m in setsystem.items() if i in m], axis=0)
+    radius = {i: (0.55 if role[i] == "subtask" else 1.25) for i in nodes}
     hnx.draw(
         H,
         pos=pos,
         ax=ax,
-        node_radius={i: (0.55 if role[i] == "subtask" else 1.25) for i in nodes},
+        node_radius=radius,
         edges_kwargs={
             "edgecolors": edge_color,
             "facecolors": {e: to_rgba(c, 0.10) for e, c in edge_color.items()},
@@ -170,27 +296,45 @@ def draw_hypergraph(
             "edgecolors": {i: ("white" if r == "subtask" else "black") for i, r in role.items()},
             "linewidth": 0.6,
         },
-        node_labels=labels,
-        node_labels_kwargs={"fontsize": 8},
+        with_node_labels=False,
         with_edge_labels=False,
     )
+    r0 = get_default_radius(H, pos)
+    node_ids = list(H.nodes)
+    xy = np.array([pos[i] for i in node_ids] + [pos[e] for e in setsystem])
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlim(lo[0] - 0.3 * span[0] - 4 * r0, hi[0] + 0.3 * span[0] + 4 * r0)
+    ax.set_ylim(lo[1] - 0.22 * span[1] - 4 * r0, hi[1] + 0.22 * span[1] + 4 * r0)
+    for i in highlight:
+        if i in pos:
+            ax.add_patch(plt.Circle(pos[i], 1.9 * r0 * radius.get(i, 1.25), fill=False,
+                                    ec=COLORS["highlight"], lw=3, zorder=5))
     for e in setsystem:
         x, y = pos[e]
         ok = views[e].success
         ax.plot(x, y, marker="D" if ok else "s", ms=8, mfc="white", mec=edge_color[e], mew=2)
         ax.annotate(e, (x, y), xytext=(0, -12), textcoords="offset points", ha="center",
-                    fontsize=7, color=edge_color[e])
-    handles = [Line2D([], [], ls="", marker=m, mfc=fc, mec=ec, mew=w, ms=ms, label=label)
-               for m, fc, ec, w, ms, label in (
-                   ("D", "white", COLORS["success_edge"], 2, 7, "success trajectory"),
-                   ("s", "white", COLORS["failure_edge"], 2, 7, "failure trajectory"),
-                   ("o", COLORS["skill"], "black", 1, 9, "skill (success)"),
-                   ("o", COLORS["mistake"], "black", 1, 9, "mistake (failure)"),
-                   ("o", COLORS["subtask"], "white", 1, 6, "subtask"))]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=5,
-              fontsize=8, frameon=False)
+                    fontsize=fontsize - 1, color=edge_color[e])
     if title:
         ax.set_title(title)
+    fig = ax.figure
+    fig.canvas.draw()  # fixes the equal-aspect limits before labels are measured
+    pt_per_data = (ax.transData.transform((1.0, 0.0))[0] - ax.transData.transform((0.0, 0.0))[0]) \
+        * 72.0 / fig.dpi
+    markers = [(x, y - dy / pt_per_data, 8.0) for x, y in (pos[e] for e in setsystem)
+               for dy in (0.0, 12.0)]  # the hyperedge's marker and its id below it
+    labels = [(_short(nodes[i].name or nodes[i].content, label_width) if role[i] != "subtask"
+               else (i if subtask_labels else "")) for i in node_ids]
+    place_labels(ax, [pos[i][0] for i in node_ids], [pos[i][1] for i in node_ids], labels,
+                 radii_pt=[r0 * radius[i] * pt_per_data for i in node_ids], fontsize=fontsize,
+                 avoid=markers, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                                      "alpha": 0.7})
+    if legend:
+        handles = hypergraph_legend_handles(highlight_label if len(highlight) else None)
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  ncol=len(handles), fontsize=fontsize, frameon=False)
     return ax
 
 

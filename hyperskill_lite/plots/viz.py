@@ -19,13 +19,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hyperskill_lite.plots.drawing import (  # re-exported: `viz` is the notebooks' one import
-    COLORS,
+    carry_layout,
     draw_hypergraph,
+    hypergraph_layout,
+    hypergraph_legend_handles,
     incidence_table,
     node_role,
     plot_incidence,
     representative_edges,
 )
+from hyperskill_lite.plots.labels import place_labels
+from hyperskill_lite.plots.palette import COLORS, METHOD_COLORS, OP_COLORS, method_color
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.retrieval import Retrieval
@@ -36,121 +40,11 @@ __all__ = [
     "cosine_matrix", "plot_heatmap", "gamma_grid", "plot_gamma_surface", "plot_prune_map",
     "rank_comparison", "plot_rank_comparison", "maintenance_totals", "plot_maintenance_ops",
     "mean_spread", "plot_sweep", "plot_method_bars", "save_figure", "METHOD_COLORS",
-    "method_color", "place_labels", "plot_cost_bubbles",
+    "method_color", "place_labels", "plot_cost_bubbles", "OP_COLORS", "hypergraph_layout",
+    "carry_layout", "hypergraph_legend_handles", "MAX_FIGURE_PX", "plot_paired_differences",
 ]
 
 Records = Sequence[Mapping[str, Any]]
-
-METHOD_COLORS: dict[str, str] = {
-    "hyperskill": "#1e63c8",  # the method itself: the skill blue of the drawings
-    "hyperskill-no-subtask": "#6baed6",
-    "hyperskill-no-trajectory": "#9ecae1",
-    "flat": "#08306b",
-    "no-memory": "#7f7f7f",
-    "reasoningbank": "#ff7f0e",
-    "expel": "#2ca02c",
-    "awm": "#d62728",
-    "generative": "#9467bd",
-    "voyager": "#8c564b",
-    "dilu": "#e377c2",
-    "cheatsheet": "#bcbd22",
-    "memp": "#17becf",
-    "memevolve": "#ad494a",
-    "plugmem": "#637939",
-    "generative-agents": "#c5b0d5",
-    "cheatsheet-cu": "#dbdb8d",
-    "memevolve-longterm": "#e7969c",
-}
-"""One colour per method, used by every per-method plot: HyperSkill and its variants in
-blues, no memory in grey, a baseline's variant in a lighter shade of the baseline."""
-
-
-def method_color(name: str) -> str:
-    """The method's colour in `METHOD_COLORS`; an unknown name gets a stable colour of
-    its own from matplotlib's tab20 (chosen by a hash of the name, not by plot order).
-
-    >>> method_color("hyperskill"), method_color("no-memory")
-    ('#1e63c8', '#7f7f7f')
-    >>> method_color("my-method") == method_color("my-method")
-    True
-    """
-    if name in METHOD_COLORS:
-        return METHOD_COLORS[name]
-    import zlib
-
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    return to_hex(colormaps["tab20"](zlib.crc32(name.encode()) % 20))
-
-
-def place_labels(
-    ax, xs, ys, labels: Sequence[str], radii_pt: Sequence[float] | float = 3.0,
-    fontsize: float = 8, pad_px: float = 2.0,
-):
-    """Annotate point i with labels[i] without overlaps. A point is a disc of radius
-    radii_pt[i] (points; a scatter marker of size s has radius sqrt(s / pi)). Each label
-    tries sixteen directions around its disc at growing distances and takes the first
-    spot whose box, measured by the renderer, stays inside the axes and overlaps no label
-    placed before it and no disc; labels placed away from their disc get a thin leader
-    line. When no spot is free the one with the fewest overlaps is used. Points are
-    labelled from the most crowded outwards. Returns the Annotations, in label order."""
-    fig = ax.figure
-    renderer = fig.canvas.get_renderer()
-    n = len(labels)
-    pts = ax.transData.transform(np.column_stack([xs, ys]).astype(float))
-    r_pt = np.broadcast_to(np.asarray(radii_pt, dtype=float), (n,))
-    r_px = r_pt * fig.dpi / 72.0
-    discs = [(p[0] - r, p[1] - r, p[0] + r, p[1] + r) for p, r in zip(pts, r_px)]
-    angles = np.deg2rad([0, 180, 90, 270, 45, 135, 315, 225,
-                         22.5, 157.5, 67.5, 112.5, 337.5, 202.5, 292.5, 247.5])
-    dirs = [(float(np.cos(t)), float(np.sin(t))) for t in angles]
-    inside = ax.get_window_extent(renderer)
-
-    def hits(box, rect) -> bool:
-        return box.x0 < rect[2] and box.x1 > rect[0] and box.y0 < rect[3] and box.y1 > rect[1]
-
-    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
-    crowd = (dist < 60.0).sum(axis=1)
-    placed: list[Any] = []
-    out: dict[int, Any] = {}
-    for i in sorted(range(n), key=lambda j: (-crowd[j], pts[j, 0])):
-        best = None  # (overlaps, gap, text, box)
-        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0):
-            for dx, dy in dirs:
-                off = (dx * (r_pt[i] + gap), dy * (r_pt[i] + gap))
-                ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
-                va = "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center"
-                t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=off, textcoords="offset points",
-                                ha=ha, va=va, fontsize=fontsize)
-                box = t.get_window_extent(renderer).padded(pad_px)
-                bad = (sum(box.overlaps(b) for b in placed)
-                       + sum(hits(box, d) for j, d in enumerate(discs) if j != i)
-                       + 10 * (box.x0 < inside.x0 or box.x1 > inside.x1
-                               or box.y0 < inside.y0 or box.y1 > inside.y1))
-                if best is None or bad < best[0]:
-                    if best is not None:
-                        best[2].remove()
-                    best = (bad, gap, t, box)
-                else:
-                    t.remove()
-                if bad == 0:
-                    break
-            if best is not None and best[0] == 0:
-                break
-        _, gap, t, box = best  # type: ignore[misc]
-        if gap >= 18.0:
-            t.arrow_patch = None
-            t.remove()
-            pos = t.xyann
-            t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=pos, textcoords="offset points",
-                            ha=t.get_ha(), va=t.get_va(), fontsize=fontsize,
-                            arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey",
-                                        "shrinkA": 0, "shrinkB": r_pt[i]})
-        placed.append(box)
-        out[i] = t
-    return [out[i] for i in range(n)]
-
 
 def _ax(ax, figsize: tuple[float, float]):
     """`ax`, or the axes of a new figure of `figsize`."""
@@ -190,12 +84,16 @@ def plot_cumulative_sr(runs: Mapping[str, Records], ax=None, title: str = ""):
 
 
 def plot_memory_growth(records: Records, ax=None, title: str = ""):
-    """Memory size by node type over episodes, with maintenance marked (paper Fig. growth)."""
+    """Memory size by node type over episodes, with maintenance marked (paper Fig.
+    growth). Lines take the node-type colours of the drawings (`COLORS`)."""
     ax = _ax(ax, (7, 4))
     x = np.arange(1, len(records) + 1)
-    for key, label in [("subtask_nodes", "subtask nodes"), ("success_skills", "skills"),
-                       ("failure_skills", "mistakes"), ("hyperedges", "hyperedges")]:
-        ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=label)
+    for key, label, role in [("subtask_nodes", "subtask nodes", "subtask"),
+                             ("success_skills", "skills", "skill"),
+                             ("failure_skills", "mistakes", "mistake"),
+                             ("hyperedges", "hyperedges", "hyperedge")]:
+        ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=label, color=COLORS[role],
+                lw=2.0 if role == "subtask" else 1.5)
     for r in records:
         if r.get("maintenance"):
             ax.axvline(r["index"] + 1, color="grey", lw=0.6, ls=":")
@@ -216,16 +114,28 @@ def maintenance_totals(records: Records) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_maintenance_ops(runs: Mapping[str, Records], ax=None, title: str = ""):
-    """Cumulative maintenance operations over episodes: solid = pruned, dashed = merged,
-    one colour per run (paper Fig. memory growth, bottom row)."""
+    """Cumulative maintenance operations over episodes (paper Fig. memory growth, bottom
+    row): colour = operation (`OP_COLORS`: pruned, merged), line style = run (solid,
+    dashed, dotted, ...). A series that stays at zero throughout is not drawn (it would
+    hide under the others); a note in the corner names it."""
     ax = _ax(ax, (7, 4))
-    for name, records in runs.items():
+    styles = ["-", "--", ":", "-."]
+    silent = []
+    for k, (name, records) in enumerate(runs.items()):
         pruned, merged = maintenance_totals(records)
         x = np.arange(1, len(records) + 1)
-        color = method_color(name)
-        ax.step(x, pruned, where="post", color=color, label=f"{name}: pruned")
-        ax.step(x, merged, where="post", color=color, ls="--", label=f"{name}: merged")
-    return _finish(ax, "episode", "cumulative operations", title or "Maintenance operations over time")
+        for op, y in (("pruned", pruned), ("merged", merged)):
+            if len(y) == 0 or y[-1] == 0:
+                silent.append(f"{name}: {op}")
+                continue
+            ax.step(x, y, where="post", color=OP_COLORS[op], ls=styles[k % len(styles)],
+                    lw=1.6, label=f"{name}: {op}")
+    if silent:
+        ax.text(0.99, 0.02, "zero throughout (not drawn):\n" + "\n".join(silent),
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="dimgrey")
+    ax.set_ylim(bottom=0)
+    return _finish(ax, "episode", "cumulative operations", title or "Maintenance operations over time",
+                   legend=len(silent) < 2 * len(runs))
 
 
 def demo_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> list[Path]:
@@ -252,10 +162,25 @@ def demo_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> 
     return paths
 
 
-def save_figure(fig, path: str | Path, dpi: int = 110) -> None:
+MAX_FIGURE_PX = 1400
+"""Widest PNG `save_figure` writes: wider figures are shrunk to fit a notebook column
+or a GitHub page, where their text becomes unreadable."""
+
+
+def save_figure(fig, path: str | Path, dpi: int = 110, max_px: int = MAX_FIGURE_PX) -> None:
     """Save `fig` as PNG at `path` (parents created), tight, without a software tag so
-    re-running a notebook rewrites byte-identical files when the drawing is unchanged."""
+    re-running a notebook rewrites byte-identical files when the drawing is unchanged.
+
+    Refuses (ValueError, nothing written) a figure whose saved width would exceed
+    `max_px` pixels: draw it narrower (a smaller figsize, more rows) rather than let
+    a viewer shrink its text."""
     path = Path(path)
+    fig.canvas.draw()
+    width_px = fig.get_tightbbox(fig.canvas.get_renderer()).width * dpi
+    if width_px > max_px + 0.5:
+        raise ValueError(f"save_figure: {path.name} would be {width_px:.0f} px wide at dpi {dpi}, "
+                         f"over the {max_px} px cap; use a figure at most "
+                         f"{max_px / dpi:.1f} in wide (or more rows)")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
 
@@ -285,10 +210,25 @@ def plot_heatmap(
     cmap: str = "viridis",
     annotate: bool = True,
     col_labels: Sequence[str] | None = None,
+    wrap: int = 18,
+    colorbar: bool = True,
+    show_ylabels: bool = True,
 ):
     """A labelled heatmap of M (n, m) with a colourbar; values written in the cells
-    (2 decimals) when `annotate` and the matrix is at most 14 x 14."""
+    (2 decimals) when `annotate` and the matrix is at most 14 x 14. Labels longer than
+    `wrap` characters are wrapped at word boundaries onto two lines (never cut
+    mid-word; a longer rest ends in an ellipsis). `colorbar=False` leaves the colour
+    bar to the caller; `show_ylabels=False` drops the row labels (a panel beside one
+    that has them). Returns the axes; the image is `ax.images[0]`."""
+    import textwrap
+
     import matplotlib.pyplot as plt
+
+    def fold(text: str) -> str:
+        lines = textwrap.wrap(str(text), wrap) or [""]
+        if len(lines) > 2:
+            lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), wrap, placeholder="…")]
+        return "\n".join(lines)
 
     M = np.asarray(M, dtype=float)
     col_labels = list(labels if col_labels is None else col_labels)
@@ -297,9 +237,12 @@ def plot_heatmap(
                          f"({len(labels)}, {len(col_labels)})")
     ax = ax or plt.subplots(figsize=(6, 5))[1]
     im = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax)
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    ax.set_xticks(range(M.shape[1]), col_labels, rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(M.shape[0]), labels, fontsize=7)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    ax.set_xticks(range(M.shape[1]), [fold(c) for c in col_labels], rotation=60, ha="right",
+                  rotation_mode="anchor", fontsize=7)
+    ax.set_yticks(range(M.shape[0]), [fold(r) for r in labels] if show_ylabels else [],
+                  fontsize=7)
     if annotate and max(M.shape) <= 14:
         for (i, j), v in np.ndenumerate(M):
             r, g, b, _ = im.cmap(im.norm(v))
@@ -342,13 +285,16 @@ def plot_gamma_surface(
     tau: float | None = 0.2,
     ax=None,
     title: str = "",
+    colorbar: bool = True,
 ):
     """Filled contours of gamma over (success rate, mean steps), with the pruning
     threshold tau drawn as a thick contour (everything left of it is prunable once
-    nu >= N_min)."""
+    nu >= N_min). `colorbar=False` leaves one shared bar to the caller (the contour
+    set is `ax.collections[0]`, levels 0, 0.1, ..., 1)."""
     ax = _ax(ax, (6, 4.5))
     cs = ax.contourf(rates, steps, G, levels=np.linspace(0, 1, 11), cmap="RdYlGn")
-    ax.figure.colorbar(cs, ax=ax, label="gamma")
+    if colorbar:
+        ax.figure.colorbar(cs, ax=ax, label="gamma")
     if tau is not None and G.min() < tau < G.max():
         line = ax.contour(rates, steps, G, levels=[tau], colors="black", linewidths=2)
         ax.clabel(line, fmt={tau: f"tau={tau}"}, fontsize=8)
@@ -369,9 +315,10 @@ def plot_prune_map(
     seed: int = 0,
     title: str = "",
 ):
-    """Nodes in the (nu, gamma) plane, pruned ones crossed out; the eligibility line
-    nu = N_min and, if given, the threshold gamma = tau. nu gets a small horizontal
-    jitter (drawn from `seed`) so equal counts do not hide each other."""
+    """Nodes in the (nu, gamma) plane, kept ones coloured by role (`COLORS`: skill,
+    mistake, subtask), pruned ones crossed out; the eligibility line nu = N_min and, if
+    given, the threshold gamma = tau, all named in the legend. nu gets a small
+    horizontal jitter (drawn from `seed`) so equal counts do not hide each other."""
     nu = np.asarray(nu, dtype=float)
     gamma = np.asarray(gamma, dtype=float)
     pruned = np.asarray(pruned, dtype=bool)
@@ -380,11 +327,16 @@ def plot_prune_map(
     roles = list(roles) if roles is not None else ["skill"] * len(nu)
     ax = _ax(ax, (6, 4))
     x = nu + np.random.default_rng(seed).uniform(-0.18, 0.18, len(nu))
-    colors = [COLORS.get(r, "grey") for r in roles]
-    ax.scatter(x[~pruned], gamma[~pruned], c=[c for c, p in zip(colors, pruned) if not p],
-               s=28, edgecolors="black", linewidths=0.3, label="kept")
+    role_arr = np.array(roles, dtype=object)
+    order = [r for r in ("skill", "mistake", "subtask") if (role_arr == r).any()]
+    order += sorted({str(r) for r in roles} - set(order))
+    for r in order:
+        keep = (role_arr == r) & ~pruned
+        if keep.any():
+            ax.scatter(x[keep], gamma[keep], color=COLORS.get(r, "grey"), s=28,
+                       edgecolors="black", linewidths=0.3, label=f"kept {r}")
     ax.scatter(x[pruned], gamma[pruned], c="black", marker="x", s=40, label="pruned")
-    ax.axvline(n_min - 0.5, color="grey", ls=":", lw=1)
+    ax.axvline(n_min - 0.5, color="grey", ls=":", lw=1, label=f"N_min = {n_min} (eligible right)")
     if tau is not None:
         ax.axhline(tau, color="black", ls="--", lw=1, label=f"tau = {tau}")
     ax.set_ylim(-0.03, 1.03)
@@ -418,17 +370,25 @@ def rank_comparison(
 
 def plot_rank_comparison(rows: Sequence[Mapping[str, Any]], k: int, ax=None, title: str = ""):
     """Slope chart: each candidate skill's rank by plain cosine (left) and by Eq. 9
-    (right); lines of skills that enter or leave the top-k are highlighted."""
+    (right); lines of skills that enter or leave the top-k are gold (the highlight
+    colour), skills in the top-k both ways skill blue, the rest grey."""
     ax = _ax(ax, (6, 0.35 * len(rows) + 1.5))
     for r in rows:
         a, b = r["rank_cosine"], r["rank_kappa"]
         changed = (a <= k) != (b <= k)
-        color = "#d95f02" if changed else ("#1b9e77" if b <= k else "grey")
+        color = COLORS["highlight"] if changed else (COLORS["skill"] if b <= k else "grey")
         ax.plot([0, 1], [a, b], color=color, lw=2.2 if changed else 1.0, marker="o")
         label = f"{r['id']} {r['name']}".strip()
         ax.text(-0.04, a, label, ha="right", va="center", fontsize=7)
         ax.text(1.04, b, f"{label} (kappa={r['kappa']})", ha="left", va="center", fontsize=7)
     ax.axhline(k + 0.5, color="black", ls="--", lw=0.8)
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], color=c, lw=w, marker="o", label=lab) for c, w, lab in (
+        (COLORS["highlight"], 2.2, f"enters or leaves the top-{k} when ranked by kappa (Eq. 9)"),
+        (COLORS["skill"], 1.0, f"in the top-{k} both ways"),
+        ("grey", 1.0, f"outside the top-{k} both ways"))],
+        loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=7, frameon=False)
     ax.set_xlim(-0.9, 1.9)
     ax.set_ylim(len(rows) + 0.7, 0.3)
     ax.set_xticks([0, 1], ["rank by cosine", "rank by kappa (Eq. 9)"])
@@ -478,16 +438,16 @@ def plot_sweep(
 
 def plot_method_bars(
     names: Sequence[str], values: np.ndarray, ax=None, ylabel: str = "SR (%)",
-    title: str = "", highlight: str = "hyperskill",
+    title: str = "", highlight: str = "hyperskill", colors: Sequence[str] | None = None,
 ):
     """One bar per method: mean over seeds, error bar min-max, seeds as dots.
-    values: (len(names), n_seeds). Bars take `method_color`; the `highlight` method has
-    a thick edge."""
+    values: (len(names), n_seeds). Bars take `colors`, else `method_color` of each
+    name; the `highlight` method has a thick edge."""
     v = np.asarray(values, dtype=float)
     mean, _, lo, hi = mean_spread(v)
     ax = _ax(ax, (max(5, 0.6 * len(names) + 2), 3.8))
     x = np.arange(len(names))
-    ax.bar(x, mean, color=[method_color(n) for n in names],
+    ax.bar(x, mean, color=list(colors) if colors is not None else [method_color(n) for n in names],
            edgecolor="black", lw=[2.0 if n == highlight else 0.5 for n in names])
     ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="black", capsize=3)
     for j in range(v.shape[1]):
@@ -495,6 +455,37 @@ def plot_method_bars(
     ax.set_xticks(x, names, rotation=40, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_paired_differences(
+    labels: Sequence[str], diffs: np.ndarray, ax=None, xlabel: str = "SR difference (points)",
+    title: str = "", colors: Sequence[str] | None = None,
+):
+    """Paired differences, one row per setting: each seed's difference as a dot, the
+    mean as a bar, the min-max range as a line, and a zero line, so a reader sees at
+    once whether every seed agrees on the sign. diffs: (len(labels), n_seeds), e.g.
+    full model minus ablation on the same tasks and draws. Row colours: `colors`, else
+    `method_color` of each label."""
+    d = np.asarray(diffs, dtype=float)
+    if d.ndim != 2 or d.shape[0] != len(labels):
+        raise ValueError(f"plot_paired_differences: diffs must be (len(labels)={len(labels)}, "
+                         f"n_seeds), got {d.shape}")
+    mean, _, lo, hi = mean_spread(d)
+    ax = _ax(ax, (6, 0.5 * len(labels) + 1.5))
+    y = np.arange(len(labels))[::-1]
+    cols = list(colors) if colors is not None else [method_color(n) for n in labels]
+    ax.barh(y, mean, color=cols, alpha=0.45, height=0.55, label="mean over seeds")
+    ax.hlines(y, lo, hi, color="black", lw=1)
+    for j in range(d.shape[1]):
+        ax.scatter(d[:, j], y, color="black", s=14, zorder=3, label="one seed" if j == 0 else None)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     if title:
         ax.set_title(title)
     return ax

@@ -19,6 +19,7 @@ from hyperskill_lite.world.contexts import (
     oracle_context,
     render_items,
 )
+from hyperskill_lite.world.diagnostics import Redundancy, redundancy, skill_latents
 from hyperskill_lite.world.executor import SimExecutor
 from hyperskill_lite.world.generator import PROFILES, make_tasks
 from hyperskill_lite.world.latent import latent_meta, latent_of, task_latent
@@ -28,6 +29,9 @@ from hyperskill_lite.world.rng import stable_rng, stable_seed
 from hyperskill_lite.world.simllm import SimLLM
 
 __all__ = [
+    "Redundancy",
+    "redundancy",
+    "skill_latents",
     "PROFILES",
     "PHRASINGS",
     "WorldParams",
