@@ -25,9 +25,18 @@ export MKL_NUM_THREADS := 1
 setup: $(STAMP)
 
 # Reinstalled only when the dependency files change ("skipped when .venv is current").
+# torch: on Linux x86-64 the pin alone takes PyPI's CUDA build (several GB of nvidia-*
+# packages). tools/torch_index.py asks pip (a dry run) what the pin would install and, when
+# that is the CUDA build, torch is installed first from PyTorch's CPU wheel index; where
+# the configured index already gives a CPU build (this machine, macOS, aarch64) it is not.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q -c constraints.txt --upgrade pip
+	@if ! $(PY) tools/torch_index.py; then \
+	  echo "torch: the pin would pull CUDA here; installing the CPU build from $(TORCH_CPU_INDEX)"; \
+	  $(PIP) install -q -c constraints.txt --index-url $(TORCH_CPU_INDEX) torch; fi
 	$(PIP) install -q -c constraints.txt -e ".[all]"
 	@touch $(STAMP)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -141,6 +142,9 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int) -> dict[str,
 
 
 def _init_worker(threads: int) -> None:
+    # Ctrl-C goes to the whole process group: the parent stops the pool (and says so in
+    # one line); a worker that also raised KeyboardInterrupt would print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -314,15 +318,23 @@ def compare(
         else:
             threads = max(1, (os.cpu_count() or 1) // jobs)
             ctx = multiprocessing.get_context("spawn")  # torch is not fork-safe
-            with ProcessPoolExecutor(
+            pool = ProcessPoolExecutor(
                 jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
-            ) as pool:
+            )
+            try:
                 futures = [
                     pool.submit(_run_cell, *cell_args(seed, name)[:6], enc.name, judge)
                     for seed, name in cells
                 ]
                 for fut in as_completed(futures):
                     done(fut.result())
+            except BaseException:  # Ctrl-C or a failed cell: stop the workers now (a
+                # killed cell resumes from its run folder when `out` is kept)
+                for proc in list(getattr(pool, "_processes", {}).values()):
+                    proc.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -117,7 +117,8 @@ def test_synthetic_webwalkerqa_run_against_the_scripted_server(tmp_path, env):
     assert all(r["error"] is None for r in recs)
 
 
-def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tmp_path, env):
+def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tmp_path, env,
+                                                                          capsys):
     data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
     base = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
             "--backend", "openai", "--model", "m", "--method", "hyperskill",
@@ -126,8 +127,9 @@ def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tm
         url = ["--base-url", server.base_url]
         assert main([*base, *url, "--out", str(tmp_path / "gt")]) == 0
         assert main([*base, *url, "--judge", "self", "--out", str(tmp_path / "self")]) == 0
-        with pytest.raises(SystemExit, match="--score-judge applies to --judge self"):
-            main([*base, *url, "--score-judge", "exact", "--out", str(tmp_path / "x")])
+        assert main([*base, *url, "--score-judge", "exact", "--out", str(tmp_path / "x")]) == 2
+        assert "error: --score-judge applies to --judge self" in capsys.readouterr().err
+        assert not (tmp_path / "x").exists()
     gt, sj = read_records(tmp_path / "gt"), read_records(tmp_path / "self")
     assert {r["judge"]["kind"] for r in gt} == {r["judge"]["kind"] for r in sj} == {"llm"}
     assert all(r["learn_judge"]["kind"] == "self" for r in sj)  # not overwritten: both kept

@@ -400,8 +400,10 @@ def test_schedule_matches_config_and_paper():
     assert due[:3] == [16, 33, 50] and len(due) == 9
 
 
-def test_maintain_ratio_zero_runs_no_maintenance_and_k_zero_is_applied(tmp_path):
-    from hyperskill_lite.cli import _config, build_parser
+def test_maintain_ratio_zero_runs_no_maintenance_and_k_is_applied(tmp_path):
+    from hyperskill_lite.cli import build_parser
+    from hyperskill_lite.cli.run import spec_from_args
+    from hyperskill_lite.launch import config_of
     from hyperskill_lite.methods import make_method
     from hyperskill_lite.runner import run_episodes
     from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
@@ -415,10 +417,14 @@ def test_maintain_ratio_zero_runs_no_maintenance_and_k_zero_is_applied(tmp_path)
     with pytest.raises(ValueError, match="maintain_every must be >= 0"):
         run_episodes(system, tasks, SimExecutor(seed=0), tmp_path / "s", progress=False,
                      maintain_every=-1)
-    args = build_parser().parse_args(["run", "--out", str(tmp_path), "--k", "0"])
-    assert (_config(args).k_u, _config(args).k_e, _config(args).k_s) == (0, 0, 0)
-    unset = build_parser().parse_args(["run", "--out", str(tmp_path)])
-    assert _config(unset).k_s == HyperSkillConfig().k_s
+    parse = build_parser().parse_args
+    cfg = config_of(spec_from_args(parse(["run", "--out", str(tmp_path), "--k", "3"])))
+    assert (cfg.k_u, cfg.k_e, cfg.k_s) == (3, 3, 3)
+    unset = config_of(spec_from_args(parse(["run", "--out", str(tmp_path)])))
+    assert unset.k_s == HyperSkillConfig().k_s
+    with pytest.raises(SystemExit) as exc:  # a budget of 0 retrieves nothing: refused
+        parse(["run", "--out", str(tmp_path), "--k", "0"])
+    assert exc.value.code == 2
 
 
 def test_schedule_bad_input():

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from hyperskill_lite.core.retrieval import Retrieval
 
 __all__ = [
-    "cumulative_sr", "plot_cumulative_sr", "plot_memory_growth", "demo_figures", "COLORS",
+    "cumulative_sr", "plot_cumulative_sr", "plot_memory_growth", "demo_figures",
+    "report_figures", "COLORS",
     "node_role", "representative_edges", "draw_hypergraph", "incidence_table", "plot_incidence",
     "cosine_matrix", "plot_heatmap", "gamma_grid", "plot_gamma_surface", "plot_prune_map",
     "rank_comparison", "plot_rank_comparison", "maintenance_totals", "plot_maintenance_ops",
@@ -88,10 +89,21 @@ def plot_memory_growth(records: Records, ax=None, title: str = ""):
     growth). Lines take the node-type colours of the drawings (`COLORS`)."""
     ax = _ax(ax, (7, 4))
     x = np.arange(1, len(records) + 1)
-    for key, label, role in [("subtask_nodes", "subtask nodes", "subtask"),
-                             ("success_skills", "skills", "skill"),
-                             ("failure_skills", "mistakes", "mistake"),
-                             ("hyperedges", "hyperedges", "hyperedge")]:
+    series = [("subtask_nodes", "subtask nodes", "subtask"),
+              ("success_skills", "skills", "skill"),
+              ("failure_skills", "mistakes", "mistake"),
+              ("hyperedges", "hyperedges", "hyperedge")]
+    keys = {k for r in records for k in r.get("sizes", {})} - {"incidences"}
+    if not keys:  # no memory (or none reported)
+        ax.text(0.5, 0.5, "this method keeps no memory", transform=ax.transAxes,
+                ha="center", va="center", color="dimgrey")
+        return _finish(ax, "episode", "count", title or "Memory growth", legend=False)
+    if not keys & {k for k, _, _ in series}:  # another memory: each size it reports
+        for key in sorted(keys):
+            ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=key.replace("_", " "),
+                    lw=1.5)
+        series = []
+    for key, label, role in series:
         ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=label, color=COLORS[role],
                 lw=2.0 if role == "subtask" else 1.5)
     for r in records:
@@ -139,7 +151,7 @@ def plot_maintenance_ops(runs: Mapping[str, Records], ax=None, title: str = ""):
 
 
 def demo_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> list[Path]:
-    """Write figures/demo_cumulative_sr.png and figures/demo_memory_growth.png."""
+    """Write demo_cumulative_sr.png and demo_memory_growth.png into `figdir`."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -157,8 +169,47 @@ def demo_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> 
         draw(ax)
         paths.append(figdir / name)
         fig.tight_layout()
-        fig.savefig(paths[-1], dpi=110)
+        save_figure(fig, paths[-1])
         plt.close(fig)
+    return paths
+
+
+def report_figures(runs: Mapping[str, Records], figdir: Path, title: str = "") -> list[Path]:
+    """Figures of finished runs (``python -m hyperskill_lite report``), written into
+    `figdir`: cumulative_sr.png (a line per run), memory_growth.png (a panel per run,
+    at most three across) and maintenance.png (cumulative pruned and merged). Returns the
+    paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    figdir = Path(figdir)
+    prefix = f"{title}: " if title else ""
+    paths = []
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    plot_cumulative_sr(runs, ax, title=f"{prefix}cumulative success rate")
+    paths.append(figdir / "cumulative_sr.png")
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
+    plt.close(fig)
+    cols = min(3, len(runs))
+    rows = -(-len(runs) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.1 * cols, 3.2 * rows), squeeze=False)
+    for ax, (name, records) in zip(axes.flat, runs.items()):
+        plot_memory_growth(records, ax, title=f"{prefix}{name}")
+    for ax in list(axes.flat)[len(runs):]:
+        ax.set_visible(False)
+    paths.append(figdir / "memory_growth.png")
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    plot_maintenance_ops(runs, ax, title=f"{prefix}maintenance operations over time")
+    paths.append(figdir / "maintenance.png")
+    fig.tight_layout()
+    save_figure(fig, paths[-1])
+    plt.close(fig)
     return paths
 
 

@@ -1,0 +1,114 @@
+"""Command line: ``python -m hyperskill_lite {run,demo,compare,sweep,report,methods} ...``.
+
+`run` drives one memory system over a task list — SkillWorld offline, or a live
+OpenAI-compatible model (vLLM or a hosted API) on a benchmark file or a JSONL task
+file — writing resumable episode records. `demo` runs the five core methods on one
+SkillWorld profile. `compare` runs every registered method over several seeds. `sweep`
+runs a grid of runs from a TOML file. `report` draws the figures and the summary of
+existing run folders. `methods` lists the memory methods.
+
+One module per command in this folder; this one builds the parser and runs a command
+with one error style: a bad argument, or an error a command raises from what the user
+gave it (a ValueError, a missing or foreign file, a run folder that cannot resume, a
+model server that refuses), is one line ``error: ...`` on stderr and exit code 2; Ctrl-C
+is one line that says what was kept. ``HYPERSKILL_TRACEBACK=1`` shows the traceback
+instead (for maintainers).
+
+Not here: anything the commands do (launch.py, compare.py, sweep/, plots/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from hyperskill_lite.cli import compare as compare_cmd
+from hyperskill_lite.cli import demo as demo_cmd
+from hyperskill_lite.cli import report as report_cmd
+from hyperskill_lite.cli import run as run_cmd
+from hyperskill_lite.cli import sweep as sweep_cmd
+from hyperskill_lite.cli.options import Parser, global_options
+
+__all__ = ["main", "build_parser", "version"]
+
+
+def version() -> str:
+    """The installed package's version (pyproject.toml is its one source)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
+
+    try:
+        return _version("hyperskill_lite")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="python -m hyperskill_lite", parents=[global_options(top=True)],
+        description="HyperSkill hypergraph skill memory: offline SkillWorld runs, live runs "
+        "against an OpenAI-compatible model, comparisons, sweeps and reports.",
+    )
+    p.add_argument("--version", action="version", version=f"hyperskill_lite {version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           parser_class=Parser)
+    parents = [global_options(top=False)]
+    for module in (run_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd):
+        module.add_parser(sub, parents)
+    m = sub.add_parser("methods", parents=parents, help="list the memory methods")
+    m.set_defaults(handler=cmd_methods)
+    return p
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    from hyperskill_lite.methods import DESCRIPTIONS, METHODS
+
+    width = max(map(len, METHODS))
+    for name in METHODS:
+        print(f"{name:<{width}}  {DESCRIPTIONS[name]}")
+    return 0
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """What a command raises from the user's input or environment (one error line)."""
+    from hyperskill_lite.agent.cassette import CassetteMiss
+    from hyperskill_lite.agent.llm import LLMError
+    from hyperskill_lite.runner import RunError
+
+    # ValueError covers BenchmarkDataError, MemoryFormatError, SweepError and bad settings
+    return (ValueError, RunError, LLMError, CassetteMiss, FileNotFoundError, FileExistsError,
+            NotADirectoryError, IsADirectoryError, PermissionError)
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    args = build_parser().parse_args(argv)
+    if getattr(args, "no_cache", False):
+        os.environ["HYPERSKILL_CACHE"] = "off"
+    traceback = os.environ.get("HYPERSKILL_TRACEBACK", "") not in ("", "0")
+    try:
+        return args.handler(args)
+    except _user_errors() as exc:
+        if traceback:
+            raise
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `... | head`: the reader left; say nothing more
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+        return 0
+    except KeyboardInterrupt:
+        if traceback:
+            raise
+        on_interrupt = getattr(args, "on_interrupt", None)
+        print(on_interrupt(args) if on_interrupt else "interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError | FileExistsError | PermissionError) and exc.filename:
+        if str(exc.filename) not in text:
+            text = f"{exc.filename}: {text}"
+    return text

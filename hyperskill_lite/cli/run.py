@@ -1,0 +1,159 @@
+"""``python -m hyperskill_lite run``: one memory method over a task list, resumable.
+
+The arguments become a `launch.RunSpec`; the command says where it writes and whether it
+starts, resumes or finds the run complete, runs it (launch.py), and prints the
+Table-1-style summary. SkillWorld runs say that their numbers are a simulation. A live
+run in which every episode failed exits 1.
+
+Not here: building the run's parts (launch.py), the episode loop (runner.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hyperskill_lite.cli.options import at_least_1, fraction, method_name
+from hyperskill_lite.core.config import PRUNE_MODES
+from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec
+
+__all__ = ["add_parser", "spec_from_args", "command", "interrupted"]
+
+SIMULATION = "offline simulation: these are NOT the paper's numbers"
+
+
+def add_parser(sub, parents) -> argparse.ArgumentParser:
+    r = sub.add_parser("run", parents=parents, help="run one memory method over a task list "
+                       "(resumable)", description=__doc__.split("\n\n")[1])
+    r.add_argument("--method", default="hyperskill", type=method_name,
+                   help="memory method (see `methods`)")
+    r.add_argument("--episodes", type=at_least_1, default=None,
+                   help="number of tasks, in the fixed seed-42 order (default: all)")
+    r.add_argument("--seed", type=int, default=0,
+                   help="world/model seed (the task order is always seed 42)")
+    r.add_argument("--out", required=True, type=Path, help="run directory (rerun to resume)")
+    r.add_argument("--encoder", choices=ENCODERS, default="minilm")
+    r.add_argument("--k", type=at_least_1, default=None,
+                   help="one retrieval budget for k_u, k_e, k_s (default: the config's 2)")
+    r.add_argument("--prune-mode", choices=list(PRUNE_MODES), default=None,
+                   help="how rho is read (default: the config's, \"ratio\"; see HyperSkillConfig)")
+    r.add_argument("--rho", type=fraction, default=None,
+                   help="share pruned per maintenance cycle, in [0, 1] (0: none; default: "
+                   "the config's 0.1)")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    src = r.add_argument_group("offline world")
+    src.add_argument("--world", choices=["skillworld"], default=None,
+                     help="SkillWorld (the default when no live source is given)")
+    src.add_argument("--profile", choices=PROFILES, default="gaia")
+    src.add_argument("--phrasing", choices=PHRASINGS, default="calibrated",
+                     help="SimLLM's text model (WorldParams.phrasing)")
+    live = r.add_argument_group("live model (OpenAI-compatible: vLLM or a hosted API)")
+    live.add_argument("--backend", choices=["openai"], default=None)
+    live.add_argument("--base-url", default=None, help="default: $OPENAI_BASE_URL")
+    live.add_argument("--model", default=None, help="default: $HYPERSKILL_MODEL")
+    live.add_argument("--tasks", type=Path, default=None, help="JSONL with id, question[, answer]")
+    live.add_argument("--benchmark", choices=BENCHMARKS, default=None)
+    live.add_argument("--data", type=Path, default=None, help="benchmark file or folder")
+    live.add_argument("--judge", choices=["exact", "llm", "self"], default=None,
+                      help="outcome judge: exact (GAIA scorer), llm (GT-judge, the default for "
+                      "--benchmark), self (no gold answer); default for --tasks: exact if "
+                      "answers exist")
+    live.add_argument("--score-judge", choices=["exact", "llm"], default=None,
+                      help="with --judge self on data with answers: the judge that scores SR "
+                      "(default: the one a GT-judge run of the same data uses, llm for "
+                      "--benchmark, else exact), so self SR / GT SR holds the scorer fixed")
+    live.add_argument("--subset", default=None,
+                      help="WebWalkerQA rows sampled with seed 42 (default 170, the paper's "
+                      "subset; 'all' = every row)")
+    live.add_argument("--level", type=at_least_1, action="append", default=None,
+                      help="GAIA level(s) to keep (repeatable)")
+    live.add_argument("--max-steps", type=at_least_1, default=10,
+                      help="agent steps (model calls) per task; the last one must answer")
+    live.add_argument("--max-tokens", type=at_least_1, default=None,
+                      help="cap on the tokens a model writes per call (default: the server's)")
+    live.add_argument("--corpus", type=Path, default=None,
+                      help="folder of .txt/.html pages: offline web_search/crawl_page backend")
+    live.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
+                      default="auto",
+                      help="structured outputs: auto probes once what the server accepts; "
+                      "off relies on the prompts alone")
+    live.add_argument("--protocol", choices=["auto", "tools", "json"], default="auto",
+                      help="agent tool calls: auto detects native tool calls once, else "
+                      "the JSON-in-text protocol")
+    live.add_argument("--record", type=Path, default=None, help="record model calls to a cassette")
+    live.add_argument("--replay", type=Path, default=None, help="replay a cassette offline")
+    r.set_defaults(handler=command, on_interrupt=interrupted)
+    return r
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    """The RunSpec of a parsed `run` command line."""
+    return RunSpec(
+        out=args.out, method=args.method, seed=args.seed, episodes=args.episodes,
+        encoder=args.encoder, k=args.k, prune_mode=args.prune_mode, rho=args.rho,
+        progress=not args.no_progress, profile=args.profile, phrasing=args.phrasing,
+        backend=args.backend, base_url=args.base_url, model=args.model, tasks=args.tasks,
+        benchmark=args.benchmark, data=args.data, judge=args.judge,
+        score_judge=args.score_judge, subset=args.subset,
+        level=tuple(args.level) if args.level else None, max_steps=args.max_steps,
+        max_tokens=args.max_tokens, corpus=args.corpus, structured=args.structured,
+        protocol=args.protocol, record=args.record, replay=args.replay)
+
+
+def command(args: argparse.Namespace) -> int:
+    from hyperskill_lite.launch import execute, prepare
+    from hyperskill_lite.runner import read_records, summarize, summary_table
+
+    spec = spec_from_args(args)
+    if args.world is not None and spec.live:
+        raise ValueError("--world skillworld cannot be combined with --backend, --benchmark "
+                         "or --tasks")
+    parts = prepare(spec)
+    n = len(parts.tasks)
+    if spec.episodes is not None and spec.episodes > parts.available:
+        print(f"note: {spec.task_source} has {parts.available} tasks; running all of them "
+              f"(--episodes {spec.episodes} asked for more)")
+    done = len(read_records(spec.out)) if (spec.out / "episodes.jsonl").exists() else 0
+    if done >= n:
+        print(f"{spec.out}: already complete ({n} episodes); showing its summary")
+    elif done:
+        print(f"{spec.out}: resuming at episode {done + 1} of {n}")
+    else:
+        print(f"{spec.out}: {parts.system.name} on {n} task(s) of {spec.task_source}")
+    records = execute(parts)
+    print()
+    if not spec.live:
+        print(f"SkillWorld '{spec.profile}' profile, seed {spec.seed}, encoder {spec.encoder} "
+              f"({SIMULATION})")
+    print(summary_table({parts.system.name: summarize(records)}, baseline=None))
+    if spec.live:
+        _report_usage(parts.llm, spec.out)
+    failed = [r for r in records if r.get("error")]
+    if failed:
+        print(f"{len(failed)} episode(s) recorded an error (see 'error' in "
+              f"{spec.out / 'episodes.jsonl'})")
+    print(f"records in {spec.out / 'episodes.jsonl'}; figures: "
+          f"python -m hyperskill_lite report {spec.out}")
+    return 0
+
+
+def _report_usage(llm, out: Path) -> None:
+    """Write OUT/usage.json (this invocation's model usage, per operation) and print the
+    share of usable JSON replies per operation."""
+    doc = {"structured": llm.structured, "structured_mode": llm.structured_mode,
+           "structured_probe": llm.structured_probe, "structured_refused": llm.structured_refused,
+           **llm.usage.to_dict()}
+    (out / "usage.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+    print(f"structured outputs: {llm.structured} -> {llm.structured_mode}")
+    for op, row in sorted(llm.usage.outcomes.items()):
+        n = sum(row.values())
+        ok = row["first_try"] + row["after_reask"]
+        print(f"  {op:<16} usable {ok}/{n} ({100.0 * ok / n:.0f}%), "
+              f"first try {row['first_try']}, after re-ask {row['after_reask']}")
+
+
+def interrupted(args: argparse.Namespace) -> str:
+    return (f"interrupted: {args.out} keeps every finished episode; rerun the same command "
+            "to resume")
+

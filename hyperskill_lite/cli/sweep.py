@@ -1,0 +1,61 @@
+"""``python -m hyperskill_lite sweep FILE``: a grid of runs from a TOML file on a local
+process pool or on Ray (sweep/).
+
+Not here: the grid, its execution and its results (sweep/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hyperskill_lite.cli.options import at_least_1
+
+__all__ = ["add_parser", "command"]
+
+
+def add_parser(sub, parents) -> argparse.ArgumentParser:
+    sw = sub.add_parser("sweep", parents=parents,
+                        help="a grid of runs from a TOML file, on a local pool or Ray",
+                        description="A grid of runs from a TOML file (see "
+                        "data/sweeps/example.toml); a rerun skips finished cells and resumes "
+                        "unfinished ones.")
+    sw.add_argument("file", type=Path, help="the sweep file (see data/sweeps/example.toml)")
+    sw.add_argument("--executor", choices=["local", "ray"], default="local")
+    sw.add_argument("--address", default=None,
+                    help="Ray cluster to join ('auto' or ray://host:port); default: a local Ray")
+    sw.add_argument("--jobs", type=at_least_1, default=None,
+                    help="cells at once (default: the number of cores)")
+    sw.add_argument("--out", type=Path, default=None,
+                    help="output folder (default: runs/sweeps/<file stem>)")
+    sw.set_defaults(handler=command, on_interrupt=interrupted)
+    return sw
+
+
+def _out(args: argparse.Namespace) -> Path:
+    return args.out or Path("runs") / "sweeps" / args.file.stem
+
+
+def command(args: argparse.Namespace) -> int:
+    from hyperskill_lite.sweep import run_sweep
+
+    out = _out(args)
+    results, paths = run_sweep(args.file, out, executor=args.executor, jobs=args.jobs,
+                               address=args.address)
+    failed = [r for r in results if r.status == "failed"]
+    print()
+    print(paths["markdown"].read_text())
+    for name in ("csv", "markdown", "failures", "cells"):
+        print(f"wrote {paths[name]}")
+    print(f"figures in {out / 'figures'}")
+    if failed:
+        print(f"{len(failed)} of {len(results)} cell(s) failed (see {paths['failures']}); "
+              "rerun the same command to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
+def interrupted(args: argparse.Namespace) -> str:
+    return (f"interrupted: finished cells and episodes are kept in {_out(args)}; rerun the "
+            "same command to complete the sweep")

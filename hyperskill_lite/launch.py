@@ -1,0 +1,326 @@
+"""One run from its settings: what ``python -m hyperskill_lite run`` does, as a library call.
+
+`RunSpec` holds every setting of one run (which memory method, which tasks, which world
+or model, where to write); `check_spec` refuses impossible combinations with a
+`ValueError` naming the setting; `prepare` builds the parts (tasks in the run's order,
+the memory system, the executor, the judges, and the description written to
+``OUT/run.json``) without touching the output folder; `execute` runs them through the
+resumable runner (runner.py). The CLI turns its arguments into a RunSpec and a sweep
+turns a cell into one, so both run exactly the same code.
+
+>>> spec = RunSpec(out=Path("runs/x"), episodes=5, encoder="hashing")
+>>> spec.live, spec.task_source
+(False, 'SkillWorld gaia')
+
+Not here: argument parsing and printing (cli/), the episode loop (runner.py), the
+memory systems (methods.py), the world (world/), the model client and tools (agent/).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
+from hyperskill_lite.types import Task
+
+__all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "prepare", "execute",
+           "skillworld_parts", "PROFILES", "PHRASINGS", "BENCHMARKS", "ENCODERS",
+           "TASK_ORDER_SEED"]
+
+PROFILES = ("gaia", "webwalker", "xbench")
+PHRASINGS = ("calibrated", "curated")
+BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
+ENCODERS = ("minilm", "hashing")
+JUDGE_KINDS = ("exact", "llm", "self")
+TASK_ORDER_SEED = 42
+"""The paper's fixed task order: one shuffle with seed 42, shared by every method."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Every setting of one run. Field names are the `run` command's options.
+
+    The tasks come from SkillWorld (`profile`, offline; the default) or, for a live run
+    against an OpenAI-compatible model (`backend="openai"`), from a benchmark file
+    (`benchmark` + `data`) or a JSONL task file (`tasks`).
+    """
+
+    out: Path
+    """The run folder: records, state, checkpoints (a rerun resumes)."""
+    method: str = "hyperskill"
+    seed: int = 0
+    """World seed (SkillWorld) or model seed; the task order is always seed 42."""
+    episodes: int | None = None
+    """How many tasks of the ordered list to run (None: all)."""
+    encoder: str = "minilm"
+    k: int | None = None
+    """One retrieval budget for k_u, k_e and k_s (None: the config's 2)."""
+    prune_mode: str | None = None
+    rho: float | None = None
+    progress: bool = True
+    # -- offline world
+    profile: str = "gaia"
+    phrasing: str = "calibrated"
+    # -- live model
+    backend: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    tasks: Path | None = None
+    benchmark: str | None = None
+    data: Path | None = None
+    judge: str | None = None
+    score_judge: str | None = None
+    subset: str | None = None
+    level: tuple[int, ...] | None = None
+    max_steps: int = 10
+    max_tokens: int | None = None
+    corpus: Path | None = None
+    structured: str = "auto"
+    protocol: str = "auto"
+    record: Path | None = None
+    replay: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Settings of later option groups, by name (kept in run.json)."""
+
+    @property
+    def live(self) -> bool:
+        """True for a run against a model server (or its cassette)."""
+        return self.backend is not None or self.benchmark is not None or self.tasks is not None
+
+    @property
+    def task_source(self) -> str:
+        """Where the tasks come from, in words."""
+        if not self.live:
+            return f"SkillWorld {self.profile}"
+        if self.benchmark:
+            return f"{self.benchmark} ({self.data})"
+        return str(self.tasks)
+
+
+def check_spec(spec: RunSpec) -> RunSpec:
+    """Refuse settings that cannot run, with a `ValueError` naming the setting and what to
+    do; returns `spec` (with `backend` filled in for a live run).
+
+    >>> check_spec(RunSpec(out=Path("o"), rho=2.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: --rho must be in [0, 1] (the share of entries pruned per cycle), got 2.0
+    """
+    from hyperskill_lite.methods import METHODS
+
+    if spec.method not in METHODS:
+        raise ValueError(f"unknown method {spec.method!r}; choose one of {', '.join(METHODS)} "
+                         "(`python -m hyperskill_lite methods` describes them)")
+    if spec.episodes is not None and spec.episodes < 1:
+        raise ValueError(f"--episodes must be >= 1, got {spec.episodes}")
+    if spec.k is not None and spec.k < 1:
+        raise ValueError(f"--k must be >= 1 (retrieval budget), got {spec.k}")
+    if spec.rho is not None and not 0.0 <= spec.rho <= 1.0:
+        raise ValueError(f"--rho must be in [0, 1] (the share of entries pruned per cycle), "
+                         f"got {spec.rho}")
+    if spec.prune_mode is not None and spec.prune_mode not in PRUNE_MODES:
+        raise ValueError(f"--prune-mode must be one of {', '.join(PRUNE_MODES)}, "
+                         f"got {spec.prune_mode!r}")
+    if spec.encoder not in ENCODERS:
+        raise ValueError(f"--encoder must be one of {', '.join(ENCODERS)}, got {spec.encoder!r}")
+    if not spec.live:
+        if spec.profile not in PROFILES:
+            raise ValueError(f"--profile must be one of {', '.join(PROFILES)}, got {spec.profile!r}")
+        if spec.phrasing not in PHRASINGS:
+            raise ValueError(f"--phrasing must be one of {', '.join(PHRASINGS)}, "
+                             f"got {spec.phrasing!r}")
+        if spec.judge not in (None, "self"):
+            raise ValueError(f"--judge {spec.judge} needs a live model; SkillWorld takes "
+                             "--judge self (the memory learns from the simulated self-judge)")
+        if spec.score_judge is not None:
+            raise ValueError("--score-judge applies to live runs with --judge self only")
+        return spec
+    if not (spec.model or os.environ.get("HYPERSKILL_MODEL")):
+        raise ValueError("a live run needs a model name: --model NAME (or set "
+                         "HYPERSKILL_MODEL), as the server lists it at /v1/models")
+    if spec.benchmark is not None and spec.tasks is not None:
+        raise ValueError("give either --benchmark NAME --data PATH or --tasks FILE, not both")
+    if spec.benchmark is not None and spec.benchmark not in BENCHMARKS:
+        raise ValueError(f"--benchmark must be one of {', '.join(BENCHMARKS)}, "
+                         f"got {spec.benchmark!r}")
+    if spec.benchmark is not None and spec.data is None:
+        raise ValueError("--benchmark needs --data PATH (the benchmark file or folder you "
+                         "downloaded)")
+    if spec.benchmark is None and spec.tasks is None:
+        raise ValueError("a live run needs --benchmark NAME --data PATH or --tasks FILE")
+    if spec.record is not None and spec.replay is not None:
+        raise ValueError("--record and --replay are exclusive")
+    if spec.max_steps < 1:
+        raise ValueError(f"--max-steps must be >= 1, got {spec.max_steps}")
+    if spec.judge is not None and spec.judge not in JUDGE_KINDS:
+        raise ValueError(f"--judge must be one of {', '.join(JUDGE_KINDS)}, got {spec.judge!r}")
+    if spec.subset is not None and spec.subset != "all":
+        try:
+            if int(spec.subset) < 1:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"--subset must be a number >= 1 or 'all', got {spec.subset!r}") from None
+    return replace(spec, backend=spec.backend or "openai")
+
+
+def config_of(spec: RunSpec) -> HyperSkillConfig:
+    """The HyperSkill configuration a run uses: the defaults with `k`, `prune_mode` and
+    `rho` applied."""
+    cfg = HyperSkillConfig()
+    if spec.k is not None:
+        cfg = cfg.with_k(spec.k)
+    changes: dict[str, Any] = {}
+    if spec.prune_mode is not None:
+        changes["prune_mode"] = spec.prune_mode
+    if spec.rho is not None:
+        changes["rho"] = spec.rho
+    return cfg.replace(**changes) if changes else cfg
+
+
+def ordered(tasks: list[Task], episodes: int | None) -> tuple[list[Task], int]:
+    """The tasks in the paper's order (seed 42), cut to `episodes`; also how many tasks
+    there were, so a caller can say when `episodes` asked for more."""
+    from hyperskill_lite.runner import shuffled
+
+    order = shuffled(tasks, seed=TASK_ORDER_SEED)
+    return (order if episodes is None else order[:episodes]), len(order)
+
+
+def skillworld_parts(profile: str, seed: int, episodes: int | None,
+                     phrasing: str = "calibrated") -> tuple[list[Task], Any, Any, int]:
+    """SkillWorld's tasks (in the run's order), simulated model and executor for one
+    world seed; and the number of tasks the profile has."""
+    from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
+
+    params = WorldParams(phrasing=phrasing)
+    tasks, available = ordered(make_tasks(profile, seed=seed, params=params), episodes)
+    return tasks, SimLLM(params, seed=seed), SimExecutor(params, seed=seed), available
+
+
+@dataclass
+class RunParts:
+    """What `prepare` builds for one run."""
+
+    spec: RunSpec
+    system: Any
+    """The memory system (methods.py)."""
+    tasks: list[Task]
+    executor: Any
+    llm: Any
+    judge: Any = None
+    learn_judge: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+    """The run's description, written to OUT/run.json (a resume must match it)."""
+    available: int = 0
+    """Tasks the source has (``len(tasks) < available`` when `episodes` cut the list)."""
+    usage: Any = None
+    """Callable returning cumulative model usage (live runs), for per-episode counts."""
+
+    @property
+    def config(self) -> HyperSkillConfig:
+        return config_of(self.spec)
+
+
+def prepare(spec: RunSpec) -> RunParts:
+    """Build the parts of a run (see the module docstring); nothing is written.
+
+    Raises ValueError for settings that cannot run (`check_spec`),
+    `BenchmarkDataError` for unreadable task files.
+    """
+    from hyperskill_lite.core.embed import encoder_by_name
+    from hyperskill_lite.methods import make_method
+
+    spec = check_spec(spec)
+    cfg = config_of(spec)
+    info: dict[str, Any] = {"method": spec.method, "seed": spec.seed, "encoder": spec.encoder,
+                            "config": cfg.to_dict()}
+    if not spec.live:
+        tasks, llm, executor, available = skillworld_parts(
+            spec.profile, spec.seed, spec.episodes, spec.phrasing)
+        info.update(world="skillworld", profile=spec.profile, phrasing=spec.phrasing)
+        judge = learn_judge = usage = None
+        if spec.judge == "self":  # SR stays the world's truth; the memory learns from SimLLM
+            learn_judge = llm.judge
+            info.update(score_judge="world", learn_judge="self")
+    else:
+        llm, executor, tasks, available, judge, learn_judge, judges = _live_parts(spec, cfg)
+        usage = llm.usage.totals
+        info.update(backend=spec.backend, model=llm.model, benchmark=spec.benchmark,
+                    tasks=str(spec.tasks or spec.data), judge=spec.judge, **judges,
+                    structured=spec.structured, protocol=spec.protocol)
+    info.update(spec.extra)
+    system = make_method(spec.method, llm, encoder_by_name(spec.encoder), cfg)
+    return RunParts(spec, system, tasks, executor, llm, judge, learn_judge, info, available,
+                    usage)
+
+
+def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
+    from hyperskill_lite.agent.cassette import Cassette
+    from hyperskill_lite.agent.llm import PromptedLLM
+    from hyperskill_lite.agent.loop import AgentExecutor
+    from hyperskill_lite.agent.tools import Toolbox
+    from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge
+
+    if spec.benchmark:
+        kw: dict[str, Any] = {}
+        if spec.benchmark == "webwalkerqa" and spec.subset is not None:
+            kw["subset"] = None if spec.subset == "all" else int(spec.subset)
+        if spec.benchmark == "gaia" and spec.level:
+            kw["level"] = list(spec.level)
+        raw = load_benchmark(spec.benchmark, spec.data, **kw)
+        prompt_kind = spec.benchmark
+    else:
+        raw = load_tasks_jsonl(spec.tasks)
+        prompt_kind = "auto"
+    tasks, available = ordered(raw, spec.episodes)
+    cassette = None
+    if spec.record:
+        cassette = Cassette(spec.record, mode="record")
+    elif spec.replay:
+        cassette = Cassette(spec.replay, mode="replay")
+    llm = PromptedLLM(spec.base_url, spec.model, benchmark=prompt_kind, cassette=cassette,
+                      temperature=cfg.temperature, structured=spec.structured,
+                      max_tokens=spec.max_tokens)
+    tools = Toolbox.from_env(corpus=spec.corpus)
+    executor = AgentExecutor(llm, tools, max_steps=spec.max_steps, window=cfg.window,
+                             protocol=spec.protocol)
+    has_gold = all(t.answer is not None for t in tasks)
+    gt_kind = "llm" if spec.benchmark and has_gold else "exact" if has_gold else "self"
+    kind = spec.judge or gt_kind
+    if spec.score_judge and not (kind == "self" and has_gold):
+        raise ValueError("--score-judge applies to --judge self on data with answers only")
+    judge = make_judge(kind, llm)
+    learn_judge = None
+    judges = {"score_judge": kind, "learn_judge": kind}
+    if kind == "self" and has_gold:  # the paper's robustness study: learn from the self-judge,
+        score = spec.score_judge or gt_kind  # score SR with the GT run's judge
+        judge, learn_judge = make_judge(score, llm), judge
+        judges = {"score_judge": score, "learn_judge": "self"}
+    return llm, executor, tasks, available, judge, learn_judge, judges
+
+
+def probe(parts: RunParts) -> dict[str, Any]:
+    """Ask a live server what it supports (structured outputs, native tool calls); the
+    answers, for run.json. SkillWorld runs probe nothing."""
+    if not parts.spec.live:
+        return {}
+    return {"structured_mode": parts.llm.resolve_structured(),
+            "structured_probe": parts.llm.structured_probe,
+            "protocol_used": parts.executor.resolve_protocol(),
+            "protocol_probe": parts.executor.protocol_probe}
+
+
+def execute(parts: RunParts) -> list[dict[str, Any]]:
+    """Run (or resume) the run in ``parts.spec.out``; its records, every episode."""
+    from hyperskill_lite.runner import read_records, run_episodes
+
+    spec = parts.spec
+    info = {**parts.info, **probe(parts)}
+    run_episodes(parts.system, parts.tasks, parts.executor, spec.out, judge=parts.judge,
+                 learn_judge=parts.learn_judge,
+                 maintain_every=parts.config.maintain_every(len(parts.tasks)), run_info=info,
+                 progress=spec.progress, usage=parts.usage)
+    return read_records(spec.out)
