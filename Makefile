@@ -26,7 +26,7 @@ setup: $(STAMP)
 
 # Reinstalled only when the dependency files change ("skipped when .venv is current").
 # torch: on Linux x86-64 the pin alone takes PyPI's CUDA build (several GB of nvidia-*
-# packages). tools/torch_index.py asks pip (a dry run) what the pin would install and, when
+# packages). tools/torch_index.py asks pip (a dry run) what the pin would bring in and, when
 # that is the CUDA build, torch is installed first from PyTorch's CPU wheel index; where
 # the configured index already gives a CPU build (this machine, macOS, aarch64) it is not.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu

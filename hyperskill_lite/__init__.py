@@ -64,7 +64,16 @@ from hyperskill_lite.types import (
     Task,
 )
 
-__version__ = "0.2.0"
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hyperskill_lite")  # pyproject.toml is the one source
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "HyperSkillConfig",

@@ -1,5 +1,5 @@
 """The shared vocabulary: tasks, episodes, skills, memory contexts, and the protocols
-every memory system, model and executor implements (DESIGN §4).
+every memory system, model and executor implements (README, "Layout").
 
 Nothing here computes; it only names what flows between the parts. The runner sees
 only `MemorySystem`, `Executor` and a judge, so the same loop drives HyperSkill, its
@@ -134,7 +134,7 @@ class MemoryContext:
 
 @runtime_checkable
 class MemorySystem(Protocol):
-    """A memory system on the runner's interface (DESIGN §4).
+    """A memory system on the runner's interface (README, "Layout").
 
     `begin` retrieves for a task; `end` learns from the finished episode (and may return
     a JSON-ready dict saying what the update did, which the runner records); `maintain`
@@ -159,7 +159,7 @@ class MemorySystem(Protocol):
 
 @runtime_checkable
 class MemoryLLM(Protocol):
-    """Every model operation a memory system needs (DESIGN §4).
+    """Every model operation a memory system needs (README, "Layout").
 
     `PromptedLLM` (agent/llm.py) implements it with the paper's prompts over an
     OpenAI-compatible API; `SimLLM` (world/) implements it offline. Baselines add

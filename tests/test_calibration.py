@@ -2,7 +2,7 @@
 tools/calibrate_world.py, the calibrated phrasing of SimLLM).
 
 The slow test runs the calibration statistics over the world's own extractions in a
-165-task gaia HyperSkill run (MiniLM) and compares them with data/skillworld/calibration.json.
+165-task gaia HyperSkill run (MiniLM) and compares them with hyperskill_lite/world/data/calibration.json.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import (
     DATA_FILES,
+    VERSION,
     MemoryFormatError,
     from_state,
     load_memory,
@@ -70,7 +71,8 @@ def test_method_save_and_files(worked, tmp_path):
     names = sorted(p.name for p in (tmp_path / "m").iterdir())
     assert names == sorted([*DATA_FILES, "manifest.json"])
     man = json.loads((tmp_path / "m" / "manifest.json").read_text())
-    assert (man["format"], man["version"], man["dtype"]) == ("hyperskill_lite.memory", 2, "float32")
+    assert (man["format"], man["version"], man["dtype"]) == ("hyperskill_lite.memory", 3, "float32")
+    assert all(f["checksum"].startswith("xxh3_128:") for f in man["files"].values())
     assert man["encoder"] == {"name": "table", "dim": 4}
     assert man["counters"] == {"u": 6, "s": 6, "e": 5}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no .tmp / .old left
@@ -174,7 +176,7 @@ def test_truncated_manifest(saved):
     "change, message",
     [
         ({"format": "someone.else"}, "format 'someone.else' is not 'hyperskill_lite.memory'"),
-        ({"version": 3}, "format version 3 is newer than this library reads"),
+        ({"version": 4}, "format version 4 is newer than this library reads"),
         ({"counts": None, "files": None, "counters": None}, None),
     ],
 )
@@ -295,7 +297,7 @@ def test_mmap_load_equals_a_bulk_load_and_grows(worked, tmp_path):
     assert isinstance(mapped._edg.emb, np.memmap)
     mapped.add_trajectory("T9", ["find page"], [], "L9", True, 2)  # first append copies
     assert not isinstance(mapped._edg.emb, np.memmap) and mapped.edge_ids()[-1] == "e7"
-    assert verify_memory(tmp_path / "m")["version"] == 2
+    assert verify_memory(tmp_path / "m")["version"] == VERSION
 
 
 def test_a_loaded_memory_survives_its_files_being_replaced_and_deleted(worked, tmp_path):
@@ -317,11 +319,11 @@ def test_a_loaded_memory_survives_its_files_being_replaced_and_deleted(worked, t
     back.validate()
 
 
-def test_the_checksum_matches_a_plain_word_sum(tmp_path):
-    """file_checksum sums words in blocks for speed; it must equal the plain definition
-    (even and odd 8-byte words summed mod 2**64, the tail, the length) at every size
-    around a block boundary."""
-    from hyperskill_lite.core.io import _BLOCK, file_checksum
+def test_the_version_2_checksum_matches_a_plain_word_sum(tmp_path):
+    """wordsum_checksum (version 2's) sums words in blocks for speed; it must equal the
+    plain definition (even and odd 8-byte words summed mod 2**64, the tail, the length)
+    at every size around a block boundary."""
+    from hyperskill_lite.core.io import _BLOCK, wordsum_checksum
 
     rng = np.random.default_rng(0)
     for n in (0, 7, 16, 17, 8 * _BLOCK - 8, 8 * _BLOCK, 8 * _BLOCK + 24, 16 * _BLOCK + 5):
@@ -330,7 +332,53 @@ def test_the_checksum_matches_a_plain_word_sum(tmp_path):
         words = [int.from_bytes(data[i : i + 8], "little") for i in range(0, full, 8)]
         even, odd = sum(words[0::2]) % 2**64, sum(words[1::2]) % 2**64
         want = f"sum64:{n}:{even:016x}:{odd:016x}:{data[full:].hex()}"
-        assert file_checksum(data) == want, n
+        assert wordsum_checksum(data) == want, n
+
+
+def test_the_checksum_is_xxh3_128_of_the_bytes():
+    import xxhash
+
+    from hyperskill_lite.core.io import file_checksum
+
+    data = np.random.default_rng(1).integers(0, 256, 10_000, dtype=np.uint8).tobytes()
+    assert file_checksum(data) == "xxh3_128:" + xxhash.xxh3_128(data).hexdigest()
+
+
+def test_two_swapped_words_in_a_file_fail_to_load_naming_the_file(worked, tmp_path):
+    """Version 2's word sums missed this (a swap of two words of the same parity)."""
+    mem = evolved(worked)
+    save_memory(mem, tmp_path / "m")
+    path = tmp_path / "m" / "e_emb.npy"
+    raw = bytearray(path.read_bytes())
+    start = len(raw) - 64  # the last 64 bytes: 8 words of float32 data
+    w = [raw[start + 8 * i : start + 8 * i + 8] for i in range(8)]
+    assert w[0] != w[2]
+    raw[start : start + 8], raw[start + 16 : start + 24] = w[2], w[0]
+    path.write_bytes(bytes(raw))
+    from hyperskill_lite.core.io import wordsum_checksum
+
+    assert wordsum_checksum(bytes(raw)) == wordsum_checksum(path.read_bytes())
+    with pytest.raises(MemoryFormatError, match=r"e_emb\.npy: checksum differs"):
+        load_memory(tmp_path / "m", encoder=mem.encoder)
+
+
+def test_a_version_2_memory_with_word_sums_still_loads(worked, tmp_path):
+    from hyperskill_lite.core.io import wordsum_checksum
+
+    mem = evolved(worked)
+    save_memory(mem, tmp_path / "m")
+    mpath = tmp_path / "m" / "manifest.json"
+    man = json.loads(mpath.read_text())
+    man["version"] = 2  # what the previous release wrote: the same files, word sums
+    for name, entry in man["files"].items():
+        entry["checksum"] = wordsum_checksum((tmp_path / "m" / name).read_bytes())
+    mpath.write_text(json.dumps(man, indent=1))
+    back = load_memory(tmp_path / "m", encoder=mem.encoder)
+    assert_same(mem, back)
+    assert verify_memory(tmp_path / "m")["version"] == 2
+    (tmp_path / "m" / "text.json").write_bytes(b" " + (tmp_path / "m" / "text.json").read_bytes()[1:])
+    with pytest.raises(MemoryFormatError, match=r"text\.json: checksum differs"):
+        load_memory(tmp_path / "m", encoder=mem.encoder)
 
 
 def test_a_failed_load_leaves_the_garbage_collector_as_it_was(saved):
@@ -377,8 +425,8 @@ def test_a_version_1_memory_loads_and_converts(tmp_path):
     probe = expect["probe"]
     r = retrieve(old, probe["task"], probe["plan"])
     assert (r.retrieved_ids, r.context) == (probe["retrieved_ids"], probe["context"])
-    save_memory(old, tmp_path / "v2")  # converted: the next save writes version 2
-    assert json.loads((tmp_path / "v2" / "manifest.json").read_text())["version"] == 2
+    save_memory(old, tmp_path / "v2")  # converted: the next save writes the current version
+    assert json.loads((tmp_path / "v2" / "manifest.json").read_text())["version"] == VERSION
     new = load_memory(tmp_path / "v2")
     assert_same(old, new)
     assert verify_memory(fixtures / "memory_v1")["version"] == 1

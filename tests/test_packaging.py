@@ -35,7 +35,7 @@ def _environment() -> dict[str, str]:
         if not m or m.group(1).endswith(":"):
             continue
         item = m.group(1).strip()
-        if item.startswith(("-c ", "-e ")) or item in ("pip", "conda-forge"):
+        if item.startswith(("-c ", "-e ", "--")) or item in ("pip", "conda-forge"):
             continue
         name = item.split("=")[0] if item.startswith("python=") else item
         out[_name(name)] = item.replace("python=", "python==")

@@ -353,9 +353,9 @@ def _set(field: str, index: int, value):
 
 COMMON = {
     "newer version": (
-        _edit_manifest(lambda m: m.update(version=3)),
+        _edit_manifest(lambda m: m.update(version=4)),
         MANIFEST,
-        r"format version 3 is newer than this library reads \(2\)",
+        r"format version 4 is newer than this library reads \(3\)",
     ),
     "missing counters": (
         _edit_manifest(lambda m: m.update(counters={})),
@@ -509,9 +509,9 @@ BAD_V1 = {  # a version 1 directory is still read, and still refused when broken
     "missing file": (lambda p: (p / "edges.json").unlink(), "edges.json", "missing"),
 }
 BAD_V1["newer version"] = (
-    _edit_manifest(lambda m: m.update(version=3)),
+    _edit_manifest(lambda m: m.update(version=4)),
     MANIFEST,
-    r"format version 3 is newer than this library reads \(2\)",
+    r"format version 4 is newer than this library reads \(3\)",
 )
 
 

@@ -110,14 +110,14 @@ def test_library_sizes_and_structure(lib):
 
 def test_data_dir_default_and_env(monkeypatch, tmp_path):
     monkeypatch.delenv("HYPERSKILL_DATA_DIR", raising=False)
-    assert data_dir() == REPO / "data" / "skillworld"
+    assert data_dir() == REPO / "hyperskill_lite" / "world" / "data"
     monkeypatch.setenv("HYPERSKILL_DATA_DIR", str(tmp_path))
     assert data_dir() == tmp_path
 
 
 def _copy_data(tmp_path: Path) -> Path:
     dst = tmp_path / "sw"
-    shutil.copytree(REPO / "data" / "skillworld", dst)
+    shutil.copytree(REPO / "hyperskill_lite" / "world" / "data", dst)
     return dst
 
 
@@ -144,7 +144,7 @@ def test_wrong_format_tag_and_bad_reference_name_file(tmp_path):
         load_library(d)
 
     d2 = tmp_path / "sw2"
-    shutil.copytree(REPO / "data" / "skillworld", d2)
+    shutil.copytree(REPO / "hyperskill_lite" / "world" / "data", d2)
     data = json.loads((d2 / "archetypes.json").read_text())
     data["archetypes"][0]["strategy"] = "no_such_strategy"
     (d2 / "archetypes.json").write_text(json.dumps(data))

@@ -7,7 +7,7 @@ Usage (the three sources of the published calibration; clone them anywhere):
     git clone https://github.com/aiming-lab/SkillRL
     git clone https://github.com/MineDojo/Voyager
     .venv/bin/python tools/calibrate_world.py reflexion SkillRL Voyager \\
-        > data/skillworld/calibration.json
+        > hyperskill_lite/world/data/calibration.json
 
 Each PATH is a checkout (a work tree, or a bare git directory) of one of the public
 repositories below; which one is told by the files it holds. Nothing of theirs is copied

@@ -6,7 +6,7 @@
 What it fits: the `WorldParams` fields of the calibrated phrasing (`name_zipf`,
 `content_zipf`, `reemit`, `reemit_verbatim`, `lead_in`), so that the stream of skills SimLLM extracts
 in a HyperSkill run on the 165-task gaia profile (seed 0, all-MiniLM-L6-v2) has the
-statistics of ``data/skillworld/calibration.json``'s target: the nearest-earlier cosine
+statistics of ``hyperskill_lite/world/data/calibration.json``'s target: the nearest-earlier cosine
 quantiles of "name: content" and of the names, the shares at or above 0.85 and 0.9, and
 the exact-name repeat rate. The loss is the sum of squared differences of those numbers
 (the repeat rate relative to its target); the chosen point is the one with the lowest

@@ -31,7 +31,6 @@ import hashlib
 import os
 import re
 import sqlite3
-import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -53,17 +52,16 @@ def cache_enabled() -> bool:
 
 
 def cache_dir() -> Path:
-    """The cache folder: ``$HYPERSKILL_CACHE``, else the platform convention."""
+    """The cache folder: ``$HYPERSKILL_CACHE``, else the platform's user cache folder
+    (platformdirs: ``$XDG_CACHE_HOME/hyperskill_lite`` or ``~/.cache/hyperskill_lite`` on
+    Linux, ``~/Library/Caches/hyperskill_lite`` on macOS, ``%LOCALAPPDATA%\\hyperskill_lite\\Cache``
+    on Windows)."""
     env = os.environ.get("HYPERSKILL_CACHE")
     if env and env.strip().lower() not in _OFF:
         return Path(env).expanduser()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hyperskill_lite"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("hyperskill_lite", appauthor=False))
 
 
 def _slug(s: str) -> str:

@@ -2,7 +2,7 @@
 
 `viz.py` draws run records (cumulative SR, memory growth, maintenance operations,
 sweeps, method bars), heatmaps, the gamma surface and rank comparisons; `drawing.py`
-draws a memory as a hypergraph styled like the paper's figure. matplotlib, seaborn and
+draws a memory as a hypergraph styled like the paper's figure. matplotlib and
 HyperNetX are imported inside the functions. The notebooks use ``from
 hyperskill_lite.plots import viz`` (viz re-exports the drawings).
 

@@ -1,10 +1,10 @@
-"""SkillWorld: an offline world of compositional agent tasks (DESIGN §5).
+"""SkillWorld: an offline world of compositional agent tasks (README, "SkillWorld: the offline world").
 
 A task generator (`make_tasks`, profiles "gaia", "webwalker", "xbench"), a simulated
 memory LLM (`SimLLM`: decompose, extract, merge, judge) and a simulated executor
 (`SimExecutor`) that together let the whole self-evolving loop run offline, in seconds,
 on real English text. All behaviour parameters are in `WorldParams`; all text lives in
-data/skillworld/*.json. It is a teaching and testing instrument: its success rates are
+hyperskill_lite/world/data/*.json. It is a teaching and testing instrument: its success rates are
 not the paper's and must never be presented as such.
 
 May import: `core/`, `types.py`, `agent/` (token counts, prompt texts) and `baselines/`

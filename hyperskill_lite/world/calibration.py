@@ -3,7 +3,7 @@
 Real models do not write each extraction afresh: they re-emit skills they saw, reuse
 names and converge on a small vocabulary. The statistic that captures it (measured on
 public, real model-written memory by ``tools/calibrate_world.py``, stored with its
-provenance in ``data/skillworld/calibration.json``): for each item of a stream, in the
+provenance in ``hyperskill_lite/world/data/calibration.json``): for each item of a stream, in the
 order written, its **maximum cosine to any earlier item** (all-MiniLM-L6-v2), on the
 "name: content" text and on the name alone; its quantiles (q10 / q50 / q90), the shares at
 or above 0.85 and 0.9 (the paper's delta_merge and delta_dedup), and the rate of exact
@@ -216,7 +216,7 @@ def compare_to_target(stats: dict[str, Any], target: dict[str, Any]) -> dict[str
 
 
 def load_calibration(path: str | Path | None = None) -> dict[str, Any]:
-    """`data/skillworld/calibration.json` (or `path`), checked for its format line."""
+    """`hyperskill_lite/world/data/calibration.json` (or `path`), checked for its format line."""
     if path is None:
         from hyperskill_lite.world.library import data_dir
 

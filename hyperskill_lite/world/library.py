@@ -1,7 +1,7 @@
 """SkillWorld's template library: archetypes, latent strategies and error patterns,
 domains with their vocabularies and question templates, and benchmark profiles.
 
-`load_library()` reads data/skillworld/*.json once per directory, checks every cross
+`load_library()` reads world/data/*.json once per directory, checks every cross
 reference and the paper's text contracts (skill names 3-5 words, contents 2-4
 sentences, lessons one sentence) and returns frozen records. A missing or corrupt file
 raises an error naming the file.
@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,13 @@ SLOT_PATTERN = re.compile(r"\{([a-z_]+?)(\d*)(?:\.([a-z_]+))?\}")
 
 
 def data_dir() -> Path:
-    """The template library directory: env HYPERSKILL_DATA_DIR if set, else
-    <repo>/data/skillworld."""
+    """The template library directory: env HYPERSKILL_DATA_DIR if set, else the package's
+    own ``hyperskill_lite/world/data`` (package data, found with importlib.resources, so
+    a regular install from a wheel has it too)."""
     env = os.environ.get("HYPERSKILL_DATA_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "data" / "skillworld"
+    return Path(str(resources.files("hyperskill_lite.world").joinpath("data")))
 
 
 def split_sentences(text: str) -> list[str]:

@@ -5,12 +5,12 @@ tool-using LLM agent on GAIA-, WebWalkerQA- and xBench-like tasks (the paper's N
 rows: roughly 30-55% success, 4-8 steps). They are not tuned to make any method win.
 Each field says what it models and why its value is plausible. The text model of the
 simulated LLM (`phrasing` and the fields after it) is calibrated on measured real
-extraction behaviour only (data/skillworld/calibration.json, fitted by
+extraction behaviour only (hyperskill_lite/world/data/calibration.json, fitted by
 tools/fit_world.py on text statistics, never on any method's success); it was fixed
 before any method was compared.
 
-Not here: the task distribution (data/skillworld/profiles.json), the text library
-(data/skillworld/*.json), or any HyperSkill hyperparameter (core/config.py).
+Not here: the task distribution (hyperskill_lite/world/data/profiles.json), the text library
+(hyperskill_lite/world/data/*.json), or any HyperSkill hyperparameter (core/config.py).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class WorldParams:
     # --- simulated LLM: how it writes skills (calibrated on real extractions) ---------
     phrasing: str = "calibrated"
     """How SimLLM writes a skill. "calibrated": like the real per-trajectory extractions
-    measured in data/skillworld/calibration.json (tools/calibrate_world.py): a name drawn
+    measured in hyperskill_lite/world/data/calibration.json (tools/calibrate_world.py): a name drawn
     from a latent's name variants (`name_zipf`), a content composed sentence slot by
     sentence slot (`content_zipf`), and skills seen in the episode's context re-emitted
     (`reemit`). "curated": the earlier text model, one of a latent's hand-written
@@ -163,7 +163,7 @@ class WorldParams:
     (tools/fit_world.py) to that quantile."""
     data_dir: str | None = None
     """Template library directory; None uses `data_dir()` (env HYPERSKILL_DATA_DIR or
-    <repo>/data/skillworld)."""
+    the package's world/data)."""
 
     def __post_init__(self) -> None:
         for name, levels in self.base_success.items():
