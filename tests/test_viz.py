@@ -202,15 +202,56 @@ def test_plot_cost_bubbles_areas_follow_sr_per_token():
     fig, ax = plt.subplots()
     viz.plot_cost_bubbles(["hyperskill", "awm", "no-memory"], [60.0, 30.0, 30.0],
                           [2000.0, 2000.0, 4000.0], ax=ax)
-    sizes = [c.get_sizes()[0] for c in ax.collections[:3]]
-    # area proportional to SR / tokens: 0.03, 0.015, 0.0075 per token
-    assert sizes == pytest.approx([450.0, 225.0, 112.5])
-    assert ax.collections[0].get_edgecolor()[0][:3] == pytest.approx((0, 0, 0))  # highlighted
+    drawn = {tuple(c.get_offsets()[0]): c for c in ax.collections[:3]}
+    sizes = [drawn[(2.0, 60.0)].get_sizes()[0], drawn[(2.0, 30.0)].get_sizes()[0],
+             drawn[(4.0, 30.0)].get_sizes()[0]]
+    # SR / tokens: 30, 15 and 7.5 points per 1K tokens, areas min-max scaled between
+    # BUBBLE_AREA: the largest ratio the largest bubble, the smallest the smallest
+    lo, hi = viz.BUBBLE_AREA
+    assert sizes == pytest.approx([hi, lo + (hi - lo) * (15 - 7.5) / (30 - 7.5), lo])
+    edge = drawn[(2.0, 60.0)].get_edgecolor()[0][:3]
+    assert edge == pytest.approx((0, 0, 0))  # highlighted
+    assert ax.collections[2] is drawn[(2.0, 60.0)]  # drawn last, on top
     with pytest.raises(ValueError, match="one of each per method"):
         viz.plot_cost_bubbles(["a"], [1.0, 2.0], [1.0], ax=ax)
     with pytest.raises(ValueError, match="must be > 0"):
         viz.plot_cost_bubbles(["a"], [1.0], [0.0], ax=ax)
     plt.close(fig)
+
+
+def test_hyperskill_is_drawn_on_top_and_its_ablations_apart():
+    fig, ax = plt.subplots()
+    recs = [{"success": i % 2 == 0} for i in range(6)]
+    names = ["hyperskill", "hyperskill-no-subtask", "hyperskill-no-trajectory", "flat",
+             "no-memory"]
+    viz.plot_cumulative_sr({n: recs for n in names}, ax=ax)  # five identical curves
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    top = max(lines.values(), key=lambda ln: ln.get_zorder())
+    assert top.get_label() == "hyperskill" and top.get_linewidth() > 2
+    family = names[:4]
+    assert len({lines[n].get_color() for n in family}) == 4  # four colours, four dashes
+    assert len({str(lines[n]._unscaled_dash_pattern) for n in family}) == 4
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == names  # legend keeps order
+    plt.close(fig)
+
+
+def test_method_dots_zoom_to_the_data_and_mark_the_reference():
+    fig, ax = plt.subplots()
+    values = np.array([[58.0, 60.0], [47.0, 49.0], [55.0, 56.0]])
+    viz.plot_method_dots(["memp", "no-memory", "hyperskill"], values, ax=ax)
+    lo, hi = ax.get_xlim()
+    assert 40 < lo < 47 and 60 < hi < 70  # not squeezed into 0-100
+    assert any(abs(ln.get_xdata()[0] - 48.0) < 1e-9 for ln in ax.get_lines())  # reference
+    with pytest.raises(ValueError, match="len\\(names\\)=3"):
+        viz.plot_method_dots(["a", "b", "c"], values[:2], ax=ax)
+    plt.close(fig)
+
+
+def test_truncated_labels_never_read_alike():
+    cut = viz.short_labels(["Query Specialised Data Sources", "Query Specialised Data Sets",
+                            "Query Specialised Data Sources"], 26, ids=["s1", "s2", "s3"])
+    assert len(set(cut)) == 3
+    assert cut[0].endswith("(s1)") and cut[2].endswith("(s3)")
 
 
 def test_save_figure_refuses_a_figure_wider_than_the_cap(tmp_path):

@@ -17,6 +17,7 @@ Not here: the commands themselves (one module each in this folder).
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from typing import NoReturn
 
@@ -26,16 +27,28 @@ __all__ = ["Parser", "Formatter", "at_least_1", "at_least_0", "fraction", "metho
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
     """Help text as written, with each option's default appended when it has one worth
-    showing (not None, not False, not already in the text)."""
+    showing (not None, not False); an option without help text shows its default alone."""
+
+    @staticmethod
+    def _default(action: argparse.Action) -> str | None:
+        default = action.default
+        if (default in (None, False, argparse.SUPPRESS) or not action.option_strings
+                or isinstance(action, argparse._HelpAction | argparse._VersionAction)):
+            return None
+        return " ".join(map(str, default)) if isinstance(default, list | tuple) else str(default)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        default = action.default
-        if ("%(default)" in text or default in (None, False, argparse.SUPPRESS)
-                or action.option_strings == [] or isinstance(action, argparse._HelpAction)):
+        shown = self._default(action)
+        if shown is None or "%(default)" in text or "default:" in text:
             return text
-        shown = " ".join(map(str, default)) if isinstance(default, list | tuple) else default
-        return f"{text} (default: {shown})" if text else f"default: {shown}"
+        return f"{text} (default: {shown})"
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if not action.help and self._default(action) is not None:
+            action = copy.copy(action)
+            action.help = f"default: {self._default(action)}"
+        return super()._format_action(action)
 
 
 class Parser(argparse.ArgumentParser):

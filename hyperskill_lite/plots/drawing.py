@@ -83,6 +83,38 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
+def short_labels(texts: Sequence[str], width: int, ids: Sequence[str] | None = None) -> list[str]:
+    """Each text cut to `width` characters (ending in "…"), so that no two labels read
+    alike: texts whose cut labels would be equal are cut later, where they differ; texts
+    equal in full get their id appended (when `ids` are given).
+
+    >>> short_labels(["Query Specialised Data Sources", "Query Specialised Data Sites",
+    ...               "Short"], 20)
+    ['Query Specialised Data So…', 'Query Specialised Data Si…', 'Short']
+    >>> short_labels(["Same Name", "Same Name"], 20, ids=["s1", "s7"])
+    ['Same Name (s1)', 'Same Name (s7)']
+    """
+    out = [_short(t, width) for t in texts]
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(out):
+        groups.setdefault(label, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        full = [texts[i] for i in members]
+        longest = max(len(t) for t in full)
+        w = width
+        while w < longest and len({_short(t, w) for t in full}) < len(set(full)):
+            w += 1
+        for i in members:
+            out[i] = _short(texts[i], w)
+        if len(set(full)) < len(full) and ids is not None:  # equal in full: say which
+            for i in members:
+                if sum(texts[j] == texts[i] for j in members) > 1:
+                    out[i] = f"{out[i]} ({ids[i]})"
+    return out
+
+
 def _spread(xy: np.ndarray, d_min: float, rounds: int = 60) -> np.ndarray:
     """Push apart points closer than `d_min` (pairs sharing one spot move along a fixed
     direction), a few rounds of pairwise repulsion; deterministic."""
@@ -325,8 +357,11 @@ def draw_hypergraph(
         * 72.0 / fig.dpi
     markers = [(x, y - dy / pt_per_data, 8.0) for x, y in (pos[e] for e in setsystem)
                for dy in (0.0, 12.0)]  # the hyperedge's marker and its id below it
-    labels = [(_short(nodes[i].name or nodes[i].content, label_width) if role[i] != "subtask"
-               else (i if subtask_labels else "")) for i in node_ids]
+    named = [i for i in node_ids if role[i] != "subtask"]
+    cut = dict(zip(named, short_labels([nodes[i].name or nodes[i].content for i in named],
+                                       label_width, ids=named)))
+    labels = [cut[i] if role[i] != "subtask" else (i if subtask_labels else "")
+              for i in node_ids]
     place_labels(ax, [pos[i][0] for i in node_ids], [pos[i][1] for i in node_ids], labels,
                  radii_pt=[r0 * radius[i] * pt_per_data for i in node_ids], fontsize=fontsize,
                  avoid=markers, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",

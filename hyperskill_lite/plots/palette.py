@@ -8,8 +8,10 @@ Three families, each colour meaning one thing wherever it appears:
   points at (e.g. the node a merge created).
 - `OP_COLORS`, the memory's operations: insertion dedup, maintenance merge, maintenance
   prune.
-- `METHOD_COLORS`, one colour per method: HyperSkill blue (the skill blue) and its
-  variants in lighter blues, no memory grey, each baseline its own hue.
+- `METHOD_COLORS`, one colour per method: HyperSkill blue (the skill blue), its
+  ablations in the same family but clearly apart (a paler and a greyer blue and a dark
+  slate, each with its own line style and bar hatch, `method_style`), no memory grey,
+  each baseline its own hue. HyperSkill is drawn last, thickest, on top.
 
 Node-type colours and method colours live in different kinds of figure (drawings and
 memory-size plots versus per-method curves and bars), so the skill blue doubling as
@@ -18,7 +20,8 @@ HyperSkill's colour never meets a subtask or mistake colour in one legend.
 
 from __future__ import annotations
 
-__all__ = ["COLORS", "OP_COLORS", "METHOD_COLORS", "method_color"]
+__all__ = ["COLORS", "OP_COLORS", "METHOD_COLORS", "METHOD_STYLES", "method_color",
+           "method_style", "drawing_order"]
 
 COLORS: dict[str, str] = {
     "success_edge": "#2e7d32",  # green: successful trajectory hyperedge
@@ -41,9 +44,9 @@ OP_COLORS: dict[str, str] = {
 
 METHOD_COLORS: dict[str, str] = {
     "hyperskill": "#1e63c8",  # the method itself: the skill blue of the drawings
-    "hyperskill-no-subtask": "#6baed6",
-    "hyperskill-no-trajectory": "#9ecae1",
-    "flat": "#08306b",
+    "hyperskill-no-subtask": "#7fa9d9",  # ablations: the same family, paler / greyer /
+    "hyperskill-no-trajectory": "#8a9bb4",  # darker, and told apart by line style
+    "flat": "#2d3e63",
     "no-memory": "#7f7f7f",
     "reasoningbank": "#ff7f0e",
     "expel": "#2ca02c",
@@ -61,6 +64,36 @@ METHOD_COLORS: dict[str, str] = {
 }
 """One colour per method, used by every per-method plot: HyperSkill and its variants in
 blues, no memory in grey, a baseline's variant in a lighter shade of the baseline."""
+
+
+METHOD_STYLES: dict[str, dict[str, object]] = {
+    "hyperskill": {"ls": "-", "lw": 2.6, "zorder": 5, "hatch": None},
+    "hyperskill-no-subtask": {"ls": (0, (5, 2)), "lw": 1.5, "zorder": 3, "hatch": "//"},
+    "hyperskill-no-trajectory": {"ls": (0, (6, 2, 1.5, 2)), "lw": 1.5, "zorder": 3,
+                                 "hatch": "\\\\"},
+    "flat": {"ls": (0, (1.5, 1.5)), "lw": 1.7, "zorder": 3, "hatch": ".."},
+}
+"""Line style, width, drawing order and bar hatch of the methods that need more than a
+colour: HyperSkill solid, thickest and on top; its ablations dashed, dash-dotted and
+dotted (hatched as bars). Every other method: a solid 1.3-point line."""
+
+
+def method_style(name: str) -> dict[str, object]:
+    """`METHOD_STYLES` of a method, or the plain style.
+
+    >>> method_style("hyperskill")["zorder"] > method_style("memp")["zorder"]
+    True
+    """
+    return METHOD_STYLES.get(name, {"ls": "-", "lw": 1.3, "zorder": 2, "hatch": None})
+
+
+def drawing_order(names) -> list[str]:
+    """`names` in the order to draw them: HyperSkill last, so nothing hides it.
+
+    >>> drawing_order(["hyperskill", "flat", "no-memory"])
+    ['flat', 'no-memory', 'hyperskill']
+    """
+    return sorted(names, key=lambda n: method_style(n)["zorder"] == 5)
 
 
 def method_color(name: str) -> str:
