@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Execute the course notebooks in place, changing a committed file only where an output
+really changed.
+
+    .venv/bin/python tools/execute_notebooks.py [notebooks/NN_name.ipynb ...]   # default: all
+
+Each notebook runs top to bottom in a fresh kernel (nbclient, the engine of nbconvert and
+nbval) with the environment of `make test`. Then every code cell whose new outputs equal
+the committed ones once nbval's sanitizers (tests/nbval_sanitize.cfg: timings, temporary
+paths, addresses) are applied keeps its committed outputs byte for byte, and a cell
+tagged ``volatile`` (a wall-clock measurement, which differs on every run by nature) keeps
+its committed outputs while its source is unchanged. So re-running an unchanged notebook
+leaves the file byte-identical, and a notebook whose results changed shows exactly the
+cells that did. Prints each notebook's run time; exits 1 on the first notebook that fails
+(a cell error), leaving that file as it was.
+
+Not here: checking outputs (nbval, `make notebooks`), the figures the notebooks write
+(their cells call `viz.save_figure`, which writes deterministic PNG bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import copy
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
+ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+       "TOKENIZERS_PARALLELISM": "false", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
+       "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def sanitizers(path: Path = SANITIZE) -> list[tuple[re.Pattern, str]]:
+    """nbval's sanitize file as (regex, replacement) pairs, in file order."""
+    cfg = configparser.ConfigParser(interpolation=None)
+    cfg.read(path)
+    return [(re.compile(cfg[s]["regex"]), cfg[s]["replace"]) for s in cfg.sections()]
+
+
+def comparable(outputs: list[dict], subs: list[tuple[re.Pattern, str]]) -> str:
+    """Outputs as text with the sanitizers applied (images compared as they are)."""
+    text = json.dumps(outputs, sort_keys=True)
+    for rx, rep in subs:
+        text = rx.sub(rep, text)
+    return text
+
+
+def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> int:
+    """Copy the committed outputs of `old` into `new` wherever they are equivalent (see the
+    module docstring); returns how many code cells changed."""
+    changed = 0
+    old_cells = {c.get("id"): c for c in old.get("cells", []) if c.get("id")}
+    for i, cell in enumerate(new["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        before = old_cells.get(cell.get("id"))
+        if before is None and i < len(old["cells"]):
+            before = old["cells"][i]
+        if before is None or before.get("source") != cell.get("source"):
+            changed += 1
+            continue
+        volatile = "volatile" in cell.get("metadata", {}).get("tags", [])
+        if volatile or comparable(before.get("outputs", []), subs) == comparable(
+                cell.get("outputs", []), subs):
+            cell["outputs"] = copy.deepcopy(before.get("outputs", []))
+            cell["execution_count"] = before.get("execution_count")
+        else:
+            changed += 1
+    return changed
+
+
+def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900) -> tuple[int, float]:
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    old = nbformat.read(path, as_version=4)
+    nb = copy.deepcopy(old)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    t0 = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        first = str(exc).strip().splitlines()
+        raise SystemExit(f"FAILED: {path}: a cell raised an error ({first[-1] if first else exc}); "
+                         "the file was left as it was") from None
+    seconds = time.perf_counter() - t0
+    changed = keep_unchanged(old, nb, subs)
+    text = nbformat.writes(nb) + "\n"
+    if path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return changed, seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("notebooks", nargs="*", type=Path)
+    args = ap.parse_args(argv)
+    os.environ.update(ENV)
+    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    subs = sanitizers()
+    total = time.perf_counter()
+    for path in paths:
+        changed, seconds = execute(Path(path).resolve(), subs)
+        print(f"{Path(path).name}: {seconds:.0f} s, {changed} code cell(s) with new outputs",
+              flush=True)
+    print(f"all: {time.perf_counter() - total:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
