@@ -19,6 +19,7 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 ``python -m hyperskill_lite demo``.
 """
 
+from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
 from hyperskill_lite.compare import compare
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import (
@@ -49,6 +50,7 @@ from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 from hyperskill_lite.course import check
 from hyperskill_lite.explore import Exploration, panel, short_run
+from hyperskill_lite.launch import RunSpec, execute, prepare
 from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
     ContextItem,
@@ -64,6 +66,7 @@ from hyperskill_lite.types import (
     Task,
 )
 
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -77,6 +80,11 @@ __version__ = _version()
 
 __all__ = [
     "HyperSkillConfig",
+    "RunSpec",
+    "prepare",
+    "execute",
+    "ToolSettings",
+    "build_toolbox",
     "compare",
     "check",
     "Encoder",

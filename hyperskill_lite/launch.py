@@ -77,7 +77,9 @@ class RunSpec:
     level: tuple[int, ...] | None = None
     max_steps: int = 10
     max_tokens: int | None = None
-    corpus: Path | None = None
+    tools: Any = None
+    """The agent's tools (`agent.tools.ToolSettings`); None: the defaults (search by
+    the provider whose key is set, pages over HTTP, files, the python sandbox)."""
     structured: str = "auto"
     protocol: str = "auto"
     record: Path | None = None
@@ -250,7 +252,8 @@ def prepare(spec: RunSpec) -> RunParts:
         usage = llm.usage.totals
         info.update(backend=spec.backend, model=llm.model, benchmark=spec.benchmark,
                     tasks=str(spec.tasks or spec.data), judge=spec.judge, **judges,
-                    structured=spec.structured, protocol=spec.protocol)
+                    structured=spec.structured, protocol=spec.protocol,
+                    tools=executor.tools.settings.to_dict())
     info.update(spec.extra)
     system = make_method(spec.method, llm, encoder_by_name(spec.encoder), cfg)
     return RunParts(spec, system, tasks, executor, llm, judge, learn_judge, info, available,
@@ -261,7 +264,7 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     from hyperskill_lite.agent.cassette import Cassette
     from hyperskill_lite.agent.llm import PromptedLLM
     from hyperskill_lite.agent.loop import AgentExecutor
-    from hyperskill_lite.agent.tools import Toolbox
+    from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
     from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge
 
     if spec.benchmark:
@@ -284,7 +287,12 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     llm = PromptedLLM(spec.base_url, spec.model, benchmark=prompt_kind, cassette=cassette,
                       temperature=cfg.temperature, structured=spec.structured,
                       max_tokens=spec.max_tokens)
-    tools = Toolbox.from_env(corpus=spec.corpus)
+    settings = spec.tools if spec.tools is not None else ToolSettings()
+    source = spec.data if spec.benchmark else spec.tasks
+    files_root = (source if source.is_dir() else source.parent) if source else None
+    tools = build_toolbox(settings, llm, files_root=files_root,
+                          require_keys=spec.replay is None)
+    llm.tool_names = tools.names  # the decomposition prompt lists exactly these tools
     executor = AgentExecutor(llm, tools, max_steps=spec.max_steps, window=cfg.window,
                              protocol=spec.protocol)
     has_gold = all(t.answer is not None for t in tasks)

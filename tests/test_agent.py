@@ -9,7 +9,6 @@ import pytest
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
-from hyperskill_lite.agent.sandbox import PythonSandbox
 from hyperskill_lite.agent.scripted_server import (
     ScriptedServer,
     error,
@@ -17,7 +16,7 @@ from hyperskill_lite.agent.scripted_server import (
     text,
     tool_call,
 )
-from hyperskill_lite.agent.tools import LocalCorpus, Toolbox
+from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
 from hyperskill_lite.types import ContextItem, MemoryContext, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

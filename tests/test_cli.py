@@ -168,3 +168,21 @@ def test_compare_prints_a_table_with_deltas(capsys):
     assert "NOT the paper's numbers" in out
     for name in ("no-memory", "hyperskill", "expel"):
         assert name in out
+
+
+def test_a_gaia_run_reads_pages_over_http_without_extra_flags(tmp_path, env):
+    """The paper's harness gives the agent crawl_page on every benchmark; so does `run`."""
+    data = ROOT / "data" / "fixtures" / "gaia"
+    with ScriptedServer(prompt_aware_responder) as server:
+        rc = main(["run", "--benchmark", "gaia", "--data", str(data), "--backend", "openai",
+                   "--base-url", server.base_url, "--model", "m", "--method", "hyperskill",
+                   "--encoder", "hashing", "--no-progress", "--episodes", "1",
+                   "--protocol", "tools", "--out", str(tmp_path / "g")])
+        sent = [t["function"]["name"] for r in server.requests for t in (r.get("tools") or [])]
+        decompose = [m["content"] for r in server.requests for m in r["messages"]
+                     if "crawl_page" in str(m.get("content"))]
+    assert rc == 0
+    assert "crawl_page" in sent and "inspect_file_as_text" in sent
+    assert decompose  # the decomposition prompt names the tool the run has
+    info = json.loads((tmp_path / "g" / "run.json").read_text())
+    assert info["tools"]["http"] is True and info["tools"]["allow_local_urls"] is False

@@ -46,6 +46,35 @@ def test_decomposition_benchmark_names_are_checked():
         P.decomposition_prompt("q", "hotpotqa")
 
 
+def _tool_block(prompt: str) -> list[str]:
+    return prompt.split("Available tools:\n")[1].split("\n\n")[0].splitlines()
+
+
+def test_decomposition_prompt_lists_exactly_the_runs_tools():
+    paper = P.decomposition_prompt("q", "gaia")
+    # the run's tools, in the box's order, each with the paper's words
+    full = P.decomposition_prompt("q", "gaia", ["python", "web_search", "crawl_page",
+                                                "inspect_file_as_text", "inspect_file_as_image"])
+    assert full == paper
+    no_image = P.decomposition_prompt("q", "gaia", ["web_search", "crawl_page", "python",
+                                                    "inspect_file_as_text"])
+    assert "inspect_file_as_image" not in no_image
+    assert len(_tool_block(no_image)) == 4
+    # a tool another box names gets that box's line; audio (no box names it) gets ours
+    ww = P.decomposition_prompt("q", "webwalkerqa", ["web_search", "crawl_page", "python",
+                                                     "inspect_file_as_audio"])
+    assert _tool_block(ww) == [
+        "- web_search(query): Search for specific pages on the website",
+        "- crawl_page(url): Read content from a URL",
+        "- inspect_file_as_audio(path): Listen to audio files (transcribed)",
+        "- python code: Calculations, counting, data processing",
+    ]
+    assert "ALWAYS start by crawling the root URL" in ww  # the rest of the box is kept
+    xb = P.decomposition_prompt("q", "xbench", ["python"])
+    assert _tool_block(xb) == ["- python code: Run calculations, unit conversions, comparisons"]
+    assert "format_memory" not in P.__all__ and not hasattr(P, "format_memory")
+
+
 def test_fill_is_single_pass_and_keeps_json_braces():
     # a task that itself contains a placeholder name is inserted literally, never re-filled
     out = P.fill('T: {query} / R: {result} / {"name": "x"}', query="{result}", result="ok")
@@ -103,29 +132,6 @@ def test_judge_prompt_has_no_gold_answer_and_names_the_answer():
     assert "Final answer: (no answer given)" in p
     assert "You do not know the correct answer" in p
     assert '{"success": true or false' in p
-
-
-def test_format_memory_matches_the_papers_layout():
-    text = P.format_memory(
-        lessons=[
-            ("success", "Aggregators are a fallback."),
-            ("failure", "Generic terms miss data."),
-        ],
-        skills=[("Targeted Database Search", "Search precise terms.")],
-        mistakes=[("Overreliance on Unverified Aggregators", "Summaries mislead.")],
-    )
-    assert text == (
-        "## Past Experience\n"
-        "1. [success] Aggregators are a fallback.\n"
-        "2. [failure] Generic terms miss data.\n"
-        "\n"
-        "## Relevant Skills\n"
-        "1. **Targeted Database Search**: Search precise terms.\n"
-        "\n"
-        "## Mistakes to Avoid\n"
-        "1. **Overreliance on Unverified Aggregators**: Summaries mislead."
-    )
-    assert P.format_memory() == ""
 
 
 def test_agent_system_prompt_memory_once_and_json_protocol():

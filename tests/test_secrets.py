@@ -21,7 +21,6 @@ import pytest
 
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
-from hyperskill_lite.agent.sandbox import PythonSandbox
 from hyperskill_lite.agent.scripted_server import (
     ScriptedServer,
     error,
@@ -29,7 +28,7 @@ from hyperskill_lite.agent.scripted_server import (
     text,
 )
 from hyperskill_lite.agent.scripted_server import tool_call as call
-from hyperskill_lite.agent.tools import HttpSearch, Toolbox
+from hyperskill_lite.agent.tools import HttpSearch, PythonSandbox, Toolbox
 from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import save_memory
@@ -145,7 +144,7 @@ def test_live_run_with_record_leaks_no_key(tmp_path, secret_env, search_api, cap
         "hashing",
         "--no-progress",
     ]
-    with ScriptedServer(agent_then_memory, api_key=API_KEY) as server:
+    with ScriptedServer(agent_then_memory, api_key=API_KEY, model="scripted") as server:
         rc = main(
             [
                 *args,

@@ -1,4 +1,6 @@
-"""Tests for tools.py: BM25 local corpus, HTTP search, crawl_page, inspect_file_as_text."""
+"""Tests for the tools' basics: BM25 local corpus, the generic HTTP search client, the
+toolbox's interface, crawl_page on a corpus, inspect_file_as_text on text files. (Providers,
+pages and documents: test_tools_providers.py, test_tools_pages.py, test_tools_files.py.)"""
 
 from __future__ import annotations
 
@@ -235,13 +237,18 @@ def test_http_search_errors_hide_the_key(http_site):
 
 
 def test_crawl_page_over_http_only_when_allowed(http_site):
-    tb = Toolbox(python=False, allow_http=True)
+    tb = Toolbox(python=False, allow_http=True, allow_local_urls=True)
     out = tb.call("crawl_page", {"url": http_site + "/page"})
     assert out.startswith(f"Title: Live page\nURL: {http_site}/page") and "Served over HTTP." in out
     assert tb.call("crawl_page", {"url": "file:///etc/passwd"}) == (
         "Error: crawl_page reads http(s) URLs only, got 'file:///etc/passwd'"
     )
     assert "crawl_page" not in Toolbox(python=False).names
+    # without allow_local_urls this loopback server is refused, before any request
+    n = len(_Handler.seen)
+    refused = Toolbox(python=False, allow_http=True).call("crawl_page", {"url": http_site + "/page"})
+    assert refused.startswith(f"Error: refused {http_site}/page: 127.0.0.1 is a loopback address")
+    assert len(_Handler.seen) == n
 
 
 def test_inspect_file_as_text_formats_and_limits(tmp_path):
@@ -255,17 +262,19 @@ def test_inspect_file_as_text_formats_and_limits(tmp_path):
     outside.write_text("secret")
     tb = Toolbox(python=False, files_root=tmp_path, max_file_bytes=1000)
     read = lambda p: tb.call("inspect_file_as_text", {"path": str(p)})  # noqa: E731
-    assert read("a.txt") == "plain text"
-    assert read(tmp_path / "t.csv") == "name,value\nx,1\n"
-    assert read("d.json") == '{\n "b": [\n  1,\n  2\n ]\n}'
-    assert read("p.html") == "Title: Doc\n\nBody bold"
-    assert read("img.png").startswith("Error: cannot read .png files as text; supported: .csv")
+    assert read("a.txt") == "File: a.txt\n\nplain text"
+    assert read(tmp_path / "t.csv") == f"File: {tmp_path / 't.csv'}\n\nname,value\nx,1\n"
+    assert read("d.json") == 'File: d.json\n\n{\n "b": [\n  1,\n  2\n ]\n}'
+    assert read("p.html").startswith("File: p.html\nTitle: Doc\n\nBody")
+    assert read("img.png") == "Error: img.png is an image: read it with inspect_file_as_image"
     assert read("big.txt") == "Error: big.txt is 2000 bytes, over the limit of 1000"
     assert read("missing.txt") == "Error: no such file: missing.txt"
     assert read(outside).endswith("is outside the folders this agent may read")
     assert read("../" + outside.name).endswith("is outside the folders this agent may read")
     tb.attachments = {outside.resolve()}
-    assert read(outside) == "secret"
+    assert read(outside) == f"File: {outside}\n\nsecret"
+    # the anchor harness's argument name works too
+    assert tb.call("inspect_file_as_text", {"file_path": "a.txt"}) == read("a.txt")
     assert (
         Toolbox(python=False)
         .call("inspect_file_as_text", {"path": str(outside)})

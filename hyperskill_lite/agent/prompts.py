@@ -9,11 +9,20 @@ task or a reply stay as they are. The templates follow the paper's boxes word fo
 - skill extraction after a success and mistake extraction after a failure
   (`extraction_prompt`; the paper abbreviates the failure prompt's rules as "same as
   success extraction", here they are written out),
-- structure-informed merging (`merge_prompt`, ``{type}`` = "skill" or "mistake"),
-- the retrieved-memory format shown to the agent (`format_memory`).
+- structure-informed merging (`merge_prompt`, ``{type}`` = "skill" or "mistake").
+
+The retrieved-memory format shown to the agent is `core.retrieval.format_context`.
+A decomposition prompt lists exactly the tools the run has (`decomposition_prompt`'s
+`tools`): the paper's line for each tool its box names, the line another box of the
+paper gives it otherwise, and ours for inspect_file_as_audio, which no box names.
 
 Ours, not the paper's (it gives no text for them): the self-judge prompt, the agent's
-system prompt, and the JSON-in-text tool protocol for servers without tool calling.
+system prompt, the JSON-in-text tool protocol for servers without tool calling, the
+prompts of the tools' own model calls (`CRAWL_SUMMARY`, `FILE_QUESTION`,
+`IMAGE_QUESTION`, `AUDIO_QUESTION`), and two inputs the paper leaves open: the text of
+an extraction prompt's ``{result}`` slot (`result_text`: "SUCCESS"/"FAILURE", the final
+answer and any error; our choice) and the agent's step budget, ``max_steps = 10``
+(loop.py; our choice).
 
 >>> p = decomposition_prompt("Who wrote {X}?", "gaia")
 >>> "Task: Who wrote {X}?" in p
@@ -25,7 +34,7 @@ Not here: sending prompts or reading replies (llm.py), the agent loop (loop.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hyperskill_lite.agent.structured import arr, boolean, obj, string
@@ -42,15 +51,20 @@ __all__ = [
     "AGENT_SYSTEM",
     "AGENT_JSON_PROTOCOL",
     "REASK",
+    "CRAWL_SUMMARY",
+    "FILE_QUESTION",
+    "IMAGE_QUESTION",
+    "AUDIO_QUESTION",
     "fill",
     "clip_middle",
     "decomposition_prompt",
+    "tool_lines",
+    "TOOL_LINES",
     "extraction_prompt",
     "merge_prompt",
     "result_text",
     "judge_prompt",
     "agent_system_prompt",
-    "format_memory",
     "describe_tools",
     "SCHEMAS",
     "action_schema",
@@ -211,6 +225,39 @@ REASK = """\
 Your previous reply could not be used: {error}
 Reply again with ONLY the JSON asked for: no prose, no code fences."""
 
+# -- the tools' own model calls (ours: the anchor harness's tools ask the model the same
+#    things, in its own words; these texts are not the paper's) -----------------------
+CRAWL_SUMMARY = """\
+Read the web page below and report everything on it that bears on the query.
+
+Query: {query}
+Page: {url}
+
+{content}
+
+Write the relevant facts (text, table rows, list items, numbers with their units) as short \
+points, in at most 500 words. If the page holds nothing relevant, reply exactly: \
+No relevant information."""
+
+FILE_QUESTION = """\
+Here is the content of the file {name}:
+
+{content}
+
+Answer this question about the file from its content alone: {question}
+Start with a short answer, then give the details from the file that support it. If the \
+file does not contain the answer, say so."""
+
+IMAGE_QUESTION = "Describe this image in detail: every object, text, number and label in it."
+
+AUDIO_QUESTION = """\
+Here is the transcript of the audio file {name}:
+
+{transcript}
+
+Answer this question from the transcript alone: {question}
+Start with a short answer, then quote the part of the transcript that supports it."""
+
 NAME, SENTENCES, PARAGRAPH = string(maxLength=80), string(maxLength=400), string(maxLength=800)
 _ITEM = obj(name=NAME, content=PARAGRAPH)
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -280,8 +327,68 @@ def clip_middle(text: str, max_chars: int) -> str:
     return f"{text[:head]}\n[... {omitted} characters omitted ...]\n{text[len(text) - tail :]}"
 
 
-def decomposition_prompt(query: str, benchmark: str = "gaia") -> str:
-    """The task-decomposition prompt of `benchmark` ("gaia", "webwalkerqa", "xbench")."""
+TOOL_LINES: dict[str, dict[str, str]] = {
+    "gaia": {
+        "web_search": "web_search(query): Search with SPECIFIC keywords (names, dates, exact phrases)",
+        "crawl_page": "crawl_page(url): Read a URL - use ONLY when you need specific page content",
+        "inspect_file_as_text": "inspect_file_as_text(path): Read attached files - START HERE if task has a file",
+        "inspect_file_as_image": "inspect_file_as_image(path): View images/figures",
+        "python": "python code: Calculations, counting, data processing",
+    },
+    "webwalkerqa": {
+        "web_search": "web_search(query): Search for specific pages on the website",
+        "crawl_page": "crawl_page(url): Read content from a URL",
+    },
+    "xbench": {
+        "web_search": "web_search(query): Search for data sources",
+        "crawl_page": "crawl_page(url): Read data from specific URLs",
+        "python": "python code: Run calculations, unit conversions, comparisons",
+    },
+}
+"""Each decomposition box's tool lines, word for word (the paper's Appendix "Prompts")."""
+
+EXTRA_TOOL_LINES = {
+    "inspect_file_as_audio": "inspect_file_as_audio(path): Listen to audio files (transcribed)",
+}
+"""Lines for tools no box of the paper names (ours)."""
+
+TOOL_ORDER = ("web_search", "crawl_page", "inspect_file_as_text", "inspect_file_as_image",
+              "inspect_file_as_audio", "python")
+_TOOLS_BLOCK = re.compile(r"(Available tools:\n)((?:- .*\n)+)")
+
+
+def tool_lines(benchmark: str, tools: Sequence[str]) -> list[str]:
+    """The "Available tools" lines of `benchmark`'s box for exactly `tools`: the box's
+    own line for a tool it names, else the line another box gives it (GAIA's first),
+    else ours; in the box's order, then the order of `TOOL_ORDER`. Unknown tool names
+    are listed by name.
+
+    >>> tool_lines("webwalkerqa", ["crawl_page", "python"])
+    ['crawl_page(url): Read content from a URL', 'python code: Calculations, counting, data processing']
+    """
+    own = TOOL_LINES[benchmark]
+    wanted = list(dict.fromkeys(tools))
+    order = [t for t in own if t in wanted]
+    order += [t for t in TOOL_ORDER if t in wanted and t not in order]
+    order += [t for t in wanted if t not in order]
+    lines = []
+    for t in order:
+        line = own.get(t) or next((box[t] for box in TOOL_LINES.values() if t in box), None)
+        lines.append(line or EXTRA_TOOL_LINES.get(t) or f"{t}: see its description")
+    return lines
+
+
+def decomposition_prompt(query: str, benchmark: str = "gaia",
+                         tools: Sequence[str] | None = None) -> str:
+    """The task-decomposition prompt of `benchmark` ("gaia", "webwalkerqa", "xbench").
+
+    With `tools` (the run's tool names, e.g. ``Toolbox.names``), the "Available tools"
+    list holds exactly those tools (`tool_lines`); without, it is the paper's box as is.
+
+    >>> p = decomposition_prompt("q", "gaia", ["web_search", "python"])
+    >>> p.split("Available tools:\\n")[1].split("\\n\\n")[0].splitlines()
+    ['- web_search(query): Search with SPECIFIC keywords (names, dates, exact phrases)', '- python code: Calculations, counting, data processing']
+    """
     templates = {
         "gaia": DECOMPOSE_GAIA,
         "webwalkerqa": DECOMPOSE_WEBWALKERQA,
@@ -293,11 +400,16 @@ def decomposition_prompt(query: str, benchmark: str = "gaia") -> str:
         raise ValueError(
             f"unknown benchmark {benchmark!r} for decomposition; expected one of {BENCHMARKS}"
         )
-    return fill(templates[key], query=query)
+    template = templates[key]
+    if tools is not None:
+        lines = "".join(f"- {ln}\n" for ln in tool_lines(key, tools)) or "- (none)\n"
+        template = _TOOLS_BLOCK.sub(lambda m: m.group(1) + lines, template, count=1)
+    return fill(template, query=query)
 
 
 def result_text(success: bool, answer: str | None, error: str | None = None) -> str:
-    """The outcome line of an extraction prompt's ``{result}`` slot.
+    """The outcome line of an extraction prompt's ``{result}`` slot (our choice: the
+    paper names the slot but not its text).
 
     >>> result_text(False, None, "timeout")
     'FAILURE. Final answer: (none). Error: timeout'
@@ -414,31 +526,3 @@ def agent_system_prompt(
     if json_protocol:
         text += fill(AGENT_JSON_PROTOCOL, tools=describe_tools(tools or []))
     return text
-
-
-def format_memory(
-    lessons: Iterable[tuple[str, str]] = (),
-    skills: Iterable[tuple[str, str]] = (),
-    mistakes: Iterable[tuple[str, str]] = (),
-) -> str:
-    """The retrieved-memory format of the paper (Appendix "Prompts").
-
-    `lessons` are ``(outcome, lesson)`` pairs, outcome "success" or "failure";
-    `skills` and `mistakes` are ``(name, content)`` pairs. Empty sections are left out.
-
-    >>> print(format_memory([("success", "Use the registry.")], [("Targeted Search", "Query it.")]))
-    ## Past Experience
-    1. [success] Use the registry.
-    <BLANKLINE>
-    ## Relevant Skills
-    1. **Targeted Search**: Query it.
-    """
-    sections = []
-    rows = [f"{i}. [{o}] {t}" for i, (o, t) in enumerate(lessons, 1)]
-    if rows:
-        sections.append("## Past Experience\n" + "\n".join(rows))
-    for title, items in (("## Relevant Skills", skills), ("## Mistakes to Avoid", mistakes)):
-        rows = [f"{i}. **{n}**: {c}" if n else f"{i}. {c}" for i, (n, c) in enumerate(items, 1)]
-        if rows:
-            sections.append(title + "\n" + "\n".join(rows))
-    return "\n\n".join(sections)

@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1, fraction, method_name
+from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
+from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
 from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec
 
@@ -72,8 +74,6 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                       help="agent steps (model calls) per task; the last one must answer")
     live.add_argument("--max-tokens", type=at_least_1, default=None,
                       help="cap on the tokens a model writes per call (default: the server's)")
-    live.add_argument("--corpus", type=Path, default=None,
-                      help="folder of .txt/.html pages: offline web_search/crawl_page backend")
     live.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
                       default="auto",
                       help="structured outputs: auto probes once what the server accepts; "
@@ -83,6 +83,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                       "the JSON-in-text protocol")
     live.add_argument("--record", type=Path, default=None, help="record model calls to a cassette")
     live.add_argument("--replay", type=Path, default=None, help="replay a cassette offline")
+    add_tool_arguments(r.add_argument_group("agent tools (live runs)"))
     r.set_defaults(handler=command, on_interrupt=interrupted)
     return r
 
@@ -97,7 +98,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         benchmark=args.benchmark, data=args.data, judge=args.judge,
         score_judge=args.score_judge, subset=args.subset,
         level=tuple(args.level) if args.level else None, max_steps=args.max_steps,
-        max_tokens=args.max_tokens, corpus=args.corpus, structured=args.structured,
+        max_tokens=args.max_tokens, tools=tool_settings(args), structured=args.structured,
         protocol=args.protocol, record=args.record, replay=args.replay)
 
 

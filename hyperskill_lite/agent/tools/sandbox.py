@@ -1,23 +1,35 @@
-"""PythonSandbox: run model-written Python in a resource-limited subprocess.
+"""PythonSandbox: run model-written Python in a contained, resource-limited subprocess.
 
-Each run gets a fresh temporary working directory (also HOME and TMPDIR), an
-environment without secret-looking variables (names containing KEY, TOKEN, SECRET,
-PASSWORD), and limits set inside the child before the interpreter starts: address
-space (RLIMIT_AS), CPU seconds, file size, no core dumps, and a process count
-(RLIMIT_NPROC). The whole process group is killed at the wall-clock timeout, and when
-the run ends so is every process it left behind, even one that left the group
-(``setsid``, a detached ``Popen``): each sandbox run marks its processes with a random
-token in the environment, and any process still carrying it (or still working in the
-run's directory) is killed. Output is captured to files (so a flood of prints cannot
-fill memory) and truncated.
+Two isolation levels (the ``sandbox`` setting, `ISOLATIONS`):
 
-RLIMIT_NPROC does not bind root, so as root the code runs as user "nobody"; when the
-interpreter lives somewhere "nobody" cannot reach (a pyenv under /root), only the
-capability to read and search files is kept so it can start. This is a guard against
-runaway code (infinite loops, fork bombs, huge allocations), not a security boundary
-against hostile code: the code can still read files and use the network.
+- ``"bwrap"`` (the default; our addition): the code runs under bubblewrap (``bwrap``,
+  Debian's ``bubblewrap`` package) in its own network namespace (only a loopback of its
+  own: no route to the internet, the host's loopback servers or the local network), its
+  own PID, IPC and UTS namespaces, with a root file system that holds only the system
+  folders ``/usr`` and ``/etc`` and the Python installation (all read-only), a private
+  ``/tmp`` and the run's working folder (``/sandbox``, the only writable place). No home
+  directory, no project folder, no user files. When ``bwrap`` is missing or cannot
+  create namespaces here, the sandbox falls back to ``"process"`` and says so in one
+  line on stderr (once per process).
+- ``"process"``: a plain subprocess. The code can still read what the user can read and
+  use the network; the limits below are a guard against runaway code (infinite loops,
+  fork bombs, huge allocations), not a security boundary against hostile code.
 
-Not here: the tool interface the agent calls (tools.py).
+Both levels apply the same limits, set inside the child before the interpreter starts:
+address space (RLIMIT_AS), CPU seconds, file size, no core dumps, and a process count
+(RLIMIT_NPROC). RLIMIT_NPROC does not bind root, so as root the code runs as user
+"nobody" (in bwrap mode the interpreter is reachable through folders bwrap creates; in
+process mode, when the interpreter lives somewhere "nobody" cannot reach, a pyenv under
+/root, only the capability to read and search files is kept so it can start). Each run
+gets a fresh working folder (also HOME), an environment without secret-looking
+variables (names containing KEY, TOKEN, SECRET, PASSWORD), and truncated output
+captured to files (a flood of prints cannot fill memory). The whole process group is
+killed at the wall-clock timeout, and when the run ends so is every process it left
+behind, even one that left the group (``setsid``, a detached ``Popen``): each run marks
+its processes with a random token in the environment, and any process still carrying it
+(or still working in the run's folder) is killed.
+
+Not here: the tool interface the agent calls (toolbox.py).
 """
 
 from __future__ import annotations
@@ -27,17 +39,23 @@ import math
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["PythonSandbox", "safe_env"]
+__all__ = ["PythonSandbox", "safe_env", "ISOLATIONS", "bwrap_command"]
+
+ISOLATIONS = ("bwrap", "process")
+"""The python tool's isolation levels (see the module docstring)."""
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_INSIDE = "/sandbox"
+"""The run's working folder as the code sees it under bwrap."""
 
 
 def _truncate(text: str, max_chars: int) -> str:
@@ -108,9 +126,70 @@ def _world_reachable(path: Path) -> bool:
     return bool(os.stat(p).st_mode & 0o005 == 0o005)
 
 
+def _python_dirs() -> list[Path]:
+    """Folders the interpreter needs, outside the system folders bound anyway: its
+    prefixes (a venv and the installation it was made from) and the real executable's."""
+    system = (Path("/usr"), Path("/etc"))
+    found: list[Path] = []
+    exe = Path(os.path.realpath(sys.executable))
+    for d in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, exe.parent.parent}:
+        p = Path(d).resolve()
+        if p == Path("/") or any(p == s or s in p.parents for s in system):
+            continue
+        found.append(p)
+    # keep only outermost folders
+    found.sort(key=lambda p: len(p.parts))
+    out: list[Path] = []
+    for p in found:
+        if not any(o == p or o in p.parents for o in out):
+            out.append(p)
+    return out
+
+
+def bwrap_command(bwrap: str, work: Path, *, as_root: bool) -> list[str]:
+    """The bwrap arguments (up to the program to run) that contain one run whose working
+    folder is `work` (bound at ``/sandbox``). As root the code later drops to "nobody"
+    itself (so RLIMIT_NPROC binds), which needs CAP_SETUID/CAP_SETGID inside; otherwise a
+    user namespace gives bwrap its mounts."""
+    args = [bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if as_root:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user"]
+    for d in ("/usr", "/etc"):
+        if os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    made: set[Path] = set()
+    for d in _python_dirs():
+        for parent in reversed(d.parents):
+            if parent != Path("/") and parent not in made:
+                args += ["--perms", "0755", "--dir", str(parent)]  # reachable, nothing else
+                made.add(parent)
+        args += ["--ro-bind", str(d), str(d)]
+        made.add(d)
+    args += ["--bind", str(work), _INSIDE, "--chdir", _INSIDE]
+    return args
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"warning: {message}", file=sys.stderr)
+
+
 @dataclass
 class PythonSandbox:
-    """Runs Python code in a resource-limited subprocess.
+    """Runs Python code in a contained, resource-limited subprocess.
 
     Parameters
     ----------
@@ -126,6 +205,12 @@ class PythonSandbox:
     drop_root
         When running as root, run the code as user "nobody" (uid 65534) so RLIMIT_NPROC
         binds.
+    isolation
+        "bwrap" (namespaces and a minimal read-only file system, falling back to
+        "process" with a warning where bwrap is unusable) or "process" (see the module
+        docstring). `mode` says which one runs.
+    bwrap
+        The bwrap executable (default: found on PATH).
     """
 
     timeout: float = 10.0
@@ -133,9 +218,49 @@ class PythonSandbox:
     max_procs: int = 32
     max_output_chars: int = 8000
     drop_root: bool = True
+    isolation: str = "bwrap"
+    bwrap: str | None = None
+    _mode: str | None = field(default=None, init=False, repr=False)
+    fallback_reason: str | None = field(default=None, init=False)
+    """Why "bwrap" was asked for but "process" runs (None when it was not)."""
+
+    def __post_init__(self) -> None:
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(f"sandbox isolation must be one of {', '.join(ISOLATIONS)}, "
+                             f"got {self.isolation!r}")
+
+    @property
+    def mode(self) -> str:
+        """The isolation in use: "bwrap" when asked for and usable here, else "process".
+        The first use of "bwrap" runs one probe (a trivial program in the sandbox)."""
+        if self._mode is None:
+            self._mode = "process"
+            if self.isolation == "bwrap":
+                reason = self._bwrap_problem()
+                if reason is None:
+                    self._mode = "bwrap"
+                else:
+                    self.fallback_reason = reason
+                    _warn_once(f"python tool: {reason}; running it with process limits only "
+                               "(no network or file isolation); install bubblewrap "
+                               "(apt-get install bubblewrap) to contain it")
+        return self._mode
+
+    def _bwrap_problem(self) -> str | None:
+        exe = self.bwrap or shutil.which("bwrap")
+        if not exe or not os.path.isfile(exe):
+            return "bwrap (bubblewrap) is not installed"
+        out = self._run("print('ok')", "bwrap", exe)
+        if out.strip() != "ok":
+            return f"bwrap cannot create its sandbox here ({' '.join(out.split())[:160]})"
+        return None
 
     def run(self, code: str) -> str:
         """Run `code`; return its output, or an "Error: ..." text naming the limit hit."""
+        mode = self.mode
+        return self._run(code, mode, (self.bwrap or shutil.which("bwrap") or "bwrap"))
+
+    def _run(self, code: str, mode: str, bwrap: str) -> str:
         with (
             tempfile.TemporaryDirectory(prefix="hsl-py-") as work,
             tempfile.TemporaryDirectory(prefix="hsl-py-out-") as out_dir,
@@ -145,12 +270,14 @@ class PythonSandbox:
             script.write_text(code, encoding="utf-8")
             uid = gid = None
             keep_read = False
-            if self.drop_root and os.geteuid() == 0:
+            as_root = os.geteuid() == 0
+            if self.drop_root and as_root:
                 uid = gid = 65534
                 os.chown(cwd, uid, gid)
                 os.chown(script, uid, gid)
-                keep_read = not _world_reachable(Path(sys.executable))
+                keep_read = mode == "process" and not _world_reachable(Path(sys.executable))
             nproc = self.max_procs + _user_tasks(uid if uid is not None else os.getuid())
+            inside = Path(_INSIDE) if mode == "bwrap" else cwd
             cfg = {
                 "memory_bytes": self.memory_mb * 2**20,
                 "cpu_seconds": max(1, math.ceil(self.timeout)) + 1,
@@ -159,14 +286,14 @@ class PythonSandbox:
                 "gid": gid,
                 "keep_read": keep_read,
                 "nproc": nproc,
-                "script": str(script),
+                "script": str(inside / "main.py"),
             }
             env = safe_env()
             token = secrets.token_hex(8)
             env.update(
                 {
-                    "HOME": str(cwd),
-                    "TMPDIR": str(cwd),
+                    "HOME": str(inside),
+                    "TMPDIR": "/tmp" if mode == "bwrap" else str(cwd),
                     "PYTHONDONTWRITEBYTECODE": "1",
                     "OPENBLAS_NUM_THREADS": "1",
                     "OMP_NUM_THREADS": "1",
@@ -175,11 +302,14 @@ class PythonSandbox:
                     _MARK: token,
                 }
             )
+            cmd = [sys.executable, "-I", "-c", _BOOT, json.dumps(cfg)]
+            if mode == "bwrap":
+                cmd = bwrap_command(bwrap, cwd, as_root=as_root and uid is not None) + cmd
             out_path, err_path = Path(out_dir) / "out", Path(out_dir) / "err"
             t0 = time.monotonic()
             with out_path.open("wb") as out, err_path.open("wb") as err:
                 proc = subprocess.Popen(
-                    [sys.executable, "-I", "-c", _BOOT, json.dumps(cfg)],
+                    cmd,
                     cwd=cwd,
                     env=env,
                     stdin=subprocess.DEVNULL,

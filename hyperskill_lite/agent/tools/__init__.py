@@ -1,0 +1,55 @@
+"""The agent's tools, one concern per module (after the anchor harness, EvolveLab's
+Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus python):
+
+- `settings` — `ToolSettings`, every setting in one frozen record (run.json: `to_dict`);
+- `toolbox` — `Toolbox` (the tools, their schemas, ``call``) and `build_toolbox`;
+- `providers` — search providers (Serper, Tavily, Brave, SearXNG, Jina, DuckDuckGo,
+  the generic GET client) and `make_search`; `hits` — `SearchHit`;
+  `search_cache` — results kept on disk; `corpus` — `LocalCorpus` (BM25 over a folder);
+- `net` — the HTTP client and the guard against local and private addresses;
+  `pages` — crawl_page's reader and paging; `html` — main content, then links;
+- `files` — which files may be read, and documents as text; `media` — images and audio;
+- `sandbox` — `PythonSandbox` (bubblewrap, or process limits);
+- `testweb` — a hermetic web on loopback for tests and the live smoke.
+
+Not here: the agent loop (loop.py), the model client (llm.py).
+"""
+
+from hyperskill_lite.agent.tools.corpus import LocalCorpus, bm25_scores, tokenize
+from hyperskill_lite.agent.tools.files import DocumentError, FileAccess, convert
+from hyperskill_lite.agent.tools.hits import SearchBackend, SearchHit, format_hits
+from hyperskill_lite.agent.tools.html import html_to_text, page_text
+from hyperskill_lite.agent.tools.media import MediaError, MediaTools
+from hyperskill_lite.agent.tools.net import FetchError, HttpClient, UrlGuard, UrlRefused
+from hyperskill_lite.agent.tools.pages import PageReader, paged
+from hyperskill_lite.agent.tools.providers import (
+    BraveSearch,
+    DuckDuckGoSearch,
+    HttpSearch,
+    JinaSearch,
+    SearxngSearch,
+    SerperSearch,
+    TavilySearch,
+    make_search,
+)
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, safe_env
+from hyperskill_lite.agent.tools.search_cache import CachedSearch, SearchCache
+from hyperskill_lite.agent.tools.settings import (
+    SEARCH_CHOICES,
+    SEARCH_PROVIDERS,
+    ToolSettings,
+    resolve_search,
+)
+from hyperskill_lite.agent.tools.toolbox import TOOL_OPS, TOOL_SCHEMAS, Toolbox, build_toolbox
+
+__all__ = [
+    "Toolbox", "build_toolbox", "ToolSettings", "TOOL_SCHEMAS", "TOOL_OPS",
+    "SEARCH_PROVIDERS", "SEARCH_CHOICES", "resolve_search", "make_search",
+    "SearchHit", "SearchBackend", "format_hits", "SearchCache", "CachedSearch",
+    "LocalCorpus", "HttpSearch", "SerperSearch", "TavilySearch", "BraveSearch",
+    "SearxngSearch", "JinaSearch", "DuckDuckGoSearch",
+    "HttpClient", "UrlGuard", "FetchError", "UrlRefused", "PageReader", "paged",
+    "FileAccess", "DocumentError", "convert", "MediaTools", "MediaError",
+    "PythonSandbox", "safe_env", "ISOLATIONS",
+    "html_to_text", "page_text", "bm25_scores", "tokenize",
+]

@@ -1,0 +1,281 @@
+"""HTTP for the tools: one client (httpx) with timeouts, redirects, a size cap and
+retries, and the guard that keeps the agent off the user's own network.
+
+`HttpClient.request` follows redirects itself (at most `max_redirects`), so every hop is
+checked; retries 429 and 5xx answers (honouring Retry-After, capped) and connection
+failures; stops reading a body at `max_bytes` (the reply says it was cut); and turns
+every failure into a `FetchError` with one line naming the host and what to do.
+
+`UrlGuard` (used for the URLs the agent chooses: crawl_page, never the endpoints the user
+configured) resolves the host and refuses loopback, private, link-local (the cloud
+metadata address 169.254.169.254), carrier-grade NAT, multicast and reserved addresses,
+IPv4-mapped IPv6 forms of them included, unless `allow_local` is set or the host is in
+`allow_hosts`; the request then connects to the address that was checked (the name is
+kept for the Host header and TLS), so a name cannot resolve to a public address for the
+check and a private one for the connection. A refused URL is never connected to.
+
+Not here: what a page's bytes mean (pages.py, files.py), search APIs (providers.py).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import ipaddress
+import socket
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["HttpClient", "UrlGuard", "Fetched", "FetchError", "UrlRefused", "address_problem",
+           "USER_AGENT"]
+
+USER_AGENT = "Mozilla/5.0 (compatible; hyperskill-lite agent; +https://pypi.org/)"
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+class FetchError(RuntimeError):
+    """A request failed (connection, timeout, too many redirects); the message is one
+    line naming the host."""
+
+
+class UrlRefused(FetchError):
+    """The guard refused a URL (a local or private address, a scheme other than http(s))."""
+
+
+def address_problem(ip: str) -> str | None:
+    """Why an address is off limits for the agent, or None for a public address.
+
+    >>> [address_problem(a) for a in ("127.0.0.1", "10.1.2.3", "169.254.169.254",
+    ...                               "::ffff:192.168.0.1", "93.184.216.34")]
+    ['loopback', 'private', 'link-local', 'private', None]
+    """
+    addr = ipaddress.ip_address(ip.split("%", 1)[0])
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    for kind in ("loopback", "link_local", "private", "multicast", "unspecified", "reserved"):
+        if getattr(addr, f"is_{kind}"):
+            return kind.replace("_", "-")
+    if not addr.is_global:
+        return "non-public"
+    return None
+
+
+class UrlGuard:
+    """Refuses URLs whose host resolves to a local or private address (see the module
+    docstring). `allow_hosts` holds hosts ("name" or "name:port") read even so."""
+
+    def __init__(self, allow_local: bool = False, allow_hosts: Iterable[str] = (),
+                 resolver: Callable[..., Any] = socket.getaddrinfo) -> None:
+        self.allow_local = allow_local
+        self.allow_hosts = {h.lower() for h in allow_hosts}
+        self._resolve = resolver
+
+    def addresses(self, url: str) -> list[str]:
+        """The addresses `url` may be fetched from (its host resolved and checked).
+
+        Raises
+        ------
+        UrlRefused
+            For a non-http(s) URL, or a host with a local or private address.
+        FetchError
+            When the host does not resolve.
+        """
+        p = urllib.parse.urlsplit(url)
+        if p.scheme not in ("http", "https") or not p.hostname:
+            raise UrlRefused(f"only http(s) URLs can be read, got {url!r}")
+        host = p.hostname.lower()
+        port = p.port or (443 if p.scheme == "https" else 80)
+        try:
+            infos = self._resolve(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as e:
+            raise FetchError(f"cannot resolve host {host!r} ({e})") from None
+        ips = list(dict.fromkeys(info[4][0] for info in infos))
+        if not ips:
+            raise FetchError(f"cannot resolve host {host!r}")
+        if self.allow_local or host in self.allow_hosts or f"{host}:{port}" in self.allow_hosts:
+            return ips
+        for ip in ips:
+            problem = address_problem(ip)
+            if problem:
+                shown = host if host == ip else f"{host} ({ip})"
+                raise UrlRefused(
+                    f"refused {url}: {shown} is a {problem} address; the agent reads "
+                    "public pages only (allow local addresses with --allow-local-urls)")
+        return ips
+
+
+@dataclass
+class Fetched:
+    """A finished request: the final URL (after redirects), status, content type (no
+    parameters, lower case), charset, the body (cut at the size cap) and whether it was
+    cut."""
+
+    url: str
+    status: int
+    content_type: str
+    charset: str | None
+    body: bytes
+    truncated: bool = False
+    headers: dict[str, str] | None = None
+
+    def text(self) -> str:
+        return self.body.decode(self.charset or "utf-8", "replace")
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, min(cap, float(value)))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, min(cap, when.timestamp() - time.time()))
+
+
+class HttpClient:
+    """GET/POST with timeouts, checked redirects, a size cap and retries (module docstring).
+
+    Parameters
+    ----------
+    guard
+        A `UrlGuard` for URLs the agent chose; None for endpoints the user configured.
+    timeout
+        Seconds per attempt (connecting and each read).
+    max_bytes
+        Bodies are cut here (`Fetched.truncated`).
+    retries
+        Further attempts after a 429, a 5xx or a connection failure.
+    max_retry_wait
+        Retry-After values are capped at this many seconds.
+    """
+
+    def __init__(self, *, guard: UrlGuard | None = None, timeout: float = 20.0,
+                 max_bytes: int = 10_000_000, retries: int = 2, max_redirects: int = 5,
+                 max_retry_wait: float = 10.0, user_agent: str = USER_AGENT) -> None:
+        self.guard = guard
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.retries = retries
+        self.max_redirects = max_redirects
+        self.max_retry_wait = max_retry_wait
+        self.user_agent = user_agent
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.Client(
+                timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
+                follow_redirects=False, headers={"User-Agent": self.user_agent})
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def request(self, method: str, url: str, *, params: dict[str, Any] | None = None,
+                json: Any = None, headers: dict[str, str] | None = None) -> Fetched:
+        """One request, redirects followed and retried as the class docstring says.
+
+        Raises
+        ------
+        UrlRefused, FetchError
+        """
+        for _ in range(self.max_redirects + 1):
+            got = self._with_retries(method, url, params, json, headers)
+            location = (got.headers or {}).get("location")
+            if got.status not in _REDIRECTS or not location:
+                return got
+            url = urllib.parse.urljoin(got.url, location)
+            params = None
+            if got.status == 303 or (got.status in (301, 302) and method != "GET"):
+                method, json = "GET", None
+        raise FetchError(f"more than {self.max_redirects} redirects from {url}")
+
+    def _with_retries(self, method: str, url: str, params: Any, json: Any,
+                      headers: dict[str, str] | None) -> Fetched:
+        last = ""
+        for attempt in range(self.retries + 1):
+            try:
+                got = self._once(method, url, params, json, headers)
+            except UrlRefused:
+                raise
+            except FetchError as e:
+                last = str(e)
+                if attempt < self.retries:
+                    time.sleep(min(self.max_retry_wait, 0.5 * 2**attempt))
+                    continue
+                raise FetchError(f"{last} (after {attempt + 1} attempts)") from None
+            if got.status == 429 or got.status >= 500:
+                if attempt < self.retries:
+                    wait = _retry_after((got.headers or {}).get("retry-after"),
+                                        self.max_retry_wait)
+                    time.sleep(0.5 * 2**attempt if wait is None else wait)
+                    continue
+            return got
+        raise FetchError(last or f"{url} failed")  # pragma: no cover (loop returns or raises)
+
+    def _once(self, method: str, url: str, params: Any, json: Any,
+              headers: dict[str, str] | None) -> Fetched:
+        import httpx
+
+        hdrs = dict(headers or {})
+        extensions: dict[str, Any] = {}
+        target = httpx.URL(url, params=params) if params else httpx.URL(url)
+        host = target.host
+        if self.guard is not None:
+            ips = self.guard.addresses(str(target))
+            if not _is_ip(host):  # connect to the checked address, keep the name
+                hdrs.setdefault("Host", target.netloc.decode("ascii"))
+                if target.scheme == "https":
+                    extensions["sni_hostname"] = host
+                target = target.copy_with(host=ips[0])
+        try:
+            with self.client.stream(method, target, headers=hdrs, json=json,
+                                    extensions=extensions) as r:
+                body = bytearray()
+                truncated = False
+                for chunk in r.iter_bytes():
+                    body += chunk
+                    if len(body) > self.max_bytes:
+                        del body[self.max_bytes:]
+                        truncated = True
+                        break
+                ctype = r.headers.get("content-type", "")
+                mime = ctype.split(";", 1)[0].strip().lower()
+                charset = r.charset_encoding
+                status = r.status_code
+                headers_out = {k.lower(): v for k, v in r.headers.items()}
+        except httpx.TimeoutException:
+            raise FetchError(f"no answer from {host} within {self.timeout:g} s") from None
+        except httpx.HTTPError as e:
+            raise FetchError(f"could not read {_shown(url)} ({type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:160]})") from None
+        return Fetched(url, status, mime, charset, bytes(body), truncated, headers_out)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def _shown(url: str) -> str:
+    """A URL without its query string (which may hold a key), for messages."""
+    p = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((p.scheme, p.netloc, p.path, "", ""))

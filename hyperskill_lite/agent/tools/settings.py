@@ -1,0 +1,165 @@
+"""ToolSettings: every setting of the agent's tools in one frozen record.
+
+The CLI (`cli/tool_options.py`) and a notebook build one `ToolSettings`, `build_toolbox`
+(toolbox.py) turns it into a `Toolbox`, and `to_dict` is what a run records in run.json.
+Keys are never settings: each provider reads its key from its usual environment variable
+at build time (`KEY_ENV`), so nothing secret is ever written.
+
+>>> s = ToolSettings(search="serper")
+>>> s.http, s.sandbox, s.to_dict()["search"]
+(True, 'bwrap', 'serper')
+
+Not here: building the tools (toolbox.py), the CLI flags (cli/tool_options.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
+
+__all__ = ["ToolSettings", "SEARCH_PROVIDERS", "SEARCH_CHOICES", "KEY_ENV", "ENDPOINTS",
+           "resolve_search", "ENV_SEARCH"]
+
+SEARCH_PROVIDERS = ("serper", "tavily", "brave", "searxng", "duckduckgo", "jina", "corpus",
+                    "url")
+"""Search backends by name: six web APIs, the local corpus folder, and the generic GET
+client of ``HYPERSKILL_SEARCH_URL``."""
+SEARCH_CHOICES = ("auto", *SEARCH_PROVIDERS, "none")
+ENV_SEARCH = "HYPERSKILL_SEARCH"
+
+KEY_ENV: dict[str, tuple[str, ...]] = {
+    "serper": ("SERPER_API_KEY",),
+    "tavily": ("TAVILY_API_KEY",),
+    "brave": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"),
+    "jina": ("JINA_API_KEY",),
+    "searxng": ("SEARXNG_API_KEY",),
+    "url": ("HYPERSKILL_SEARCH_KEY",),
+}
+"""Where each provider's key is read from (the first variable set wins)."""
+
+ENDPOINTS: dict[str, str] = {
+    "serper": "https://google.serper.dev/search",
+    "tavily": "https://api.tavily.com/search",
+    "brave": "https://api.search.brave.com/res/v1/web/search",
+    "jina": "https://s.jina.ai/",
+}
+"""Each API's documented endpoint; `ToolSettings.search_url` overrides it (SearXNG has
+no public default: ``SEARXNG_URL`` or `search_url` names your instance)."""
+
+_AUTO_ORDER = ("serper", "tavily", "brave", "jina")
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """The agent's tools (see each field). Defaults are what a live run gets.
+
+    Attributes
+    ----------
+    search
+        One of `SEARCH_CHOICES`. "auto": the corpus when `corpus` is given, else the
+        generic client when a search URL is set (``HYPERSKILL_SEARCH_URL``), else the
+        first of serper, tavily, brave, jina whose key is in the environment, else
+        SearXNG when ``SEARXNG_URL`` is set, else no web_search. "none": no web_search.
+    search_url
+        Overrides the provider's endpoint (a self-hosted SearXNG, a proxy, a test
+        server); for "url", the generic GET endpoint.
+    search_results
+        Hits per query when the agent does not say (5, the anchor harness's count).
+    corpus
+        A folder of .txt/.md/.html pages: the "corpus" provider, and crawl_page reads
+        its pages without HTTP.
+    http
+        crawl_page reads pages over HTTP(S) (on in every live run; off keeps a run offline).
+    allow_local_urls
+        Let crawl_page read loopback, private and link-local addresses (off: refused).
+    crawl_summary
+        crawl_page(url, query) has the model condense the page for the query, as the
+        anchor harness does (its tokens count as tool tokens).
+    vision_model, vision_base_url
+        The model (and server) inspect_file_as_image asks; default the run's model.
+    audio_model, audio_base_url
+        The speech-to-text model (and server) inspect_file_as_audio posts to
+        ``/audio/transcriptions``; default the run's server, model "whisper-1".
+    media
+        Offer inspect_file_as_image and inspect_file_as_audio (they need a model).
+    sandbox
+        The python tool's isolation, "bwrap" or "process" (sandbox.py).
+    python
+        Offer the python tool.
+    search_cache
+        Keep search results on disk (``HYPERSKILL_CACHE=off`` turns it off too).
+    page_chars
+        Long pages and files are read in pages of about this many characters.
+    max_page_bytes, timeout
+        Download cap per page and seconds per HTTP attempt.
+    """
+
+    search: str = "auto"
+    search_url: str | None = None
+    search_results: int = 5
+    corpus: Path | None = None
+    http: bool = True
+    allow_local_urls: bool = False
+    crawl_summary: bool = False
+    vision_model: str | None = None
+    vision_base_url: str | None = None
+    audio_model: str | None = None
+    audio_base_url: str | None = None
+    media: bool = True
+    sandbox: str = "bwrap"
+    python: bool = True
+    search_cache: bool = True
+    page_chars: int = 5000
+    max_page_bytes: int = 10_000_000
+    timeout: float = 20.0
+
+    def __post_init__(self) -> None:
+        if self.search not in SEARCH_CHOICES:
+            raise ValueError(f"search must be one of {', '.join(SEARCH_CHOICES)}, "
+                             f"got {self.search!r}")
+        if self.sandbox not in ISOLATIONS:
+            raise ValueError(f"sandbox must be one of {', '.join(ISOLATIONS)}, "
+                             f"got {self.sandbox!r}")
+        if self.search_results < 1 or self.page_chars < 500 or self.timeout <= 0:
+            raise ValueError("search_results must be >= 1, page_chars >= 500, timeout > 0")
+        if self.corpus is not None and not isinstance(self.corpus, Path):
+            object.__setattr__(self, "corpus", Path(self.corpus))
+
+    def replace(self, **changes: Any) -> ToolSettings:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings (paths as text), for run.json; never a key."""
+        d = asdict(self)
+        d["corpus"] = str(self.corpus) if self.corpus is not None else None
+        return d
+
+
+def resolve_search(settings: ToolSettings, environ: Mapping[str, str] | None = None) -> str:
+    """The provider a run uses ("none" for no web_search); see `ToolSettings.search`.
+
+    >>> resolve_search(ToolSettings(), {"TAVILY_API_KEY": "tvly-x"})
+    'tavily'
+    >>> resolve_search(ToolSettings(corpus=Path("pages")), {"SERPER_API_KEY": "k"})
+    'corpus'
+    >>> resolve_search(ToolSettings(), {})
+    'none'
+    """
+    env = os.environ if environ is None else environ
+    if settings.search != "auto":
+        return settings.search
+    if settings.corpus is not None:
+        return "corpus"
+    if settings.search_url or env.get("HYPERSKILL_SEARCH_URL"):
+        return "url"
+    for name in _AUTO_ORDER:
+        if any(env.get(v) for v in KEY_ENV[name]):
+            return name
+    if env.get("SEARXNG_URL"):
+        return "searxng"
+    return "none"
