@@ -20,7 +20,8 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: setup demo test lint unit notebooks lab bench live-smoke clean
+.PHONY: setup demo test lint unit notebooks lab bench live-smoke book browser-test \
+  course-screenshots clean
 
 setup: $(STAMP)
 
@@ -50,9 +51,18 @@ unit: setup
 	$(PY) -m pytest tests --doctest-modules hyperskill_lite
 
 # pytest exits 5 when it collects nothing: accepted only when notebooks/ holds no notebook.
+# The notebooks run $(NB_WORKERS) at a time (pytest-xdist; --dist loadscope keeps each
+# notebook's cells on one worker, in order), the longest first, beside the autograder's
+# tests that run the shipped notebooks and a student copy (tests/test_course_grade.py).
+# Without pytest-xdist they run one after the other.
+NB_WORKERS ?= 2
 notebooks: setup
-	@rc=0; $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/ || rc=$$?; \
+	@rc=0; par=""; \
+	if $(PY) -c "import xdist" 2>/dev/null; then par="-n $(NB_WORKERS) --dist loadscope"; \
+	else echo "pytest-xdist is not installed: the notebooks run one after the other"; fi; \
+	HYPERSKILL_GRADE_NOTEBOOKS=1 $(PY) -m pytest -p no:cacheprovider $$par --nbval \
+	  --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	  $$(ls -r notebooks/*.ipynb 2>/dev/null) tests/test_course_grade.py || rc=$$?; \
 	if [ $$rc -eq 5 ] && ! ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  echo "notebooks/: no notebooks to check"; \
 	else exit $$rc; fi
@@ -88,8 +98,54 @@ $(LOCAL_STAMP): $(STAMP)
 	$(PIP) install -q -c constraints.txt --find-links $(WHEELS) -e ".[local]"
 	@touch $@
 
+# bubblewrap contains the agent's python tool (agent/tools/sandbox.py); where apt is not
+# allowed the tool falls back to process limits and says so.
 live-smoke: $(LOCAL_STAMP)
+	@command -v bwrap >/dev/null || apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	  echo "bubblewrap unavailable: the python tool runs with process limits only"
 	$(PY) tools/live_smoke.py
+
+# The course site: Sphinx + myst-nb + sphinx-book-theme render the committed notebooks
+# (nothing re-executed) into $(BOOK)/html, with MathJax copied in from the npm registry
+# (tools/build_book.py; docs/conf.py says why not Jupyter Book).
+BOOK ?= build/book
+BROWSER_OUT ?= runs/browser
+DOCS_STAMP := $(VENV)/.docs-installed
+BROWSER_STAMP := $(VENV)/.browser-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(PIP) install -q -c constraints.txt -e ".[docs]"
+	@touch $@
+
+$(BROWSER_STAMP): $(DOCS_STAMP)
+	$(PIP) install -q -c constraints.txt -e ".[docs,browser]"
+	@touch $@
+
+book: $(DOCS_STAMP)
+	$(PY) tools/build_book.py --out $(BOOK)
+
+# The real-browser tier (not part of `make test`): Debian's Chromium (installed by
+# tools/ensure_chromium.sh where missing and apt is allowed; never a browser download)
+# driven by Playwright: every page of the site, then the panels of notebooks 03, 05 and 08
+# in a real JupyterLab. Screenshots in $(BROWSER_OUT)/. No browser: one line and a skip,
+# or a failure under CI=true.
+browser-test: $(BROWSER_STAMP)
+	@rc=0; bash tools/ensure_chromium.sh || rc=$$?; \
+	if [ $$rc -eq 3 ]; then exit 0; elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	$(MAKE) --no-print-directory book && \
+	HYPERSKILL_BROWSER_TIER=1 HYPERSKILL_BROWSER_OUT=$(BROWSER_OUT) \
+	  HYPERSKILL_BOOK_DIR=$(BOOK)/html $(PY) -m pytest -p no:cacheprovider tests/browser
+
+# The README's two course screenshots, copied from the last browser run (not made by
+# `make test`): the site's course map and notebook 08's panel in JupyterLab after a
+# learner's change.
+SITE_SHOT := $(BROWSER_OUT)/site-course-map.png
+PANEL_SHOT := $(BROWSER_OUT)/lab-08-5-notebook-after.png
+course-screenshots:
+	@test -f $(SITE_SHOT) -a -f $(PANEL_SHOT) || \
+	  { echo "no browser run in $(BROWSER_OUT)/: run make browser-test first"; exit 1; }
+	cp $(SITE_SHOT) figures/course_site.png
+	cp $(PANEL_SHOT) figures/course_panel.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -12,7 +12,7 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``sweep/``      grids of runs from a TOML file, on a local pool or on Ray;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
   CLI name), ``runner.py``, ``compare.py``, ``explore.py`` (short runs with knobs and
-  an ipywidgets panel), ``course.py`` (the notebooks' exercise checker), ``cli.py``.
+  an ipywidgets panel), ``course/`` (the notebooks' exercise checker, autograder and student copies), ``cli.py``.
 
 This module re-exports the public API. MiniLM, the OpenAI client, pandas and HyperNetX
 are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or

@@ -11,7 +11,11 @@ answers in a second or two; with MiniLM it is fast once its embedding cache is w
 `panel(draw, **defaults)` builds the controls: each change re-runs `short_run` and calls
 ``draw(exploration)`` to redraw. In a notebook, a plain cell draws the default settings as
 a static figure (what nbval checks); the panel cell beside it carries
-``# NBVAL_IGNORE_OUTPUT`` because a widget's output is live.
+``# NBVAL_IGNORE_OUTPUT`` because a widget's output is live. A status line under the
+controls says which knobs the figure below it shows (`describe`), or that a run is under
+way; the panel's parts carry stable CSS classes (``hsl-panel``, ``hsl-knob-<name>``,
+``hsl-panel-status``, ``hsl-panel-output``) so a browser test can find them
+(tests/browser/).
 
 May import: everything but the CLI. Not here: the plots themselves (plots/), the
 runner's logic (runner.py).
@@ -19,6 +23,7 @@ runner's logic (runner.py).
 
 from __future__ import annotations
 
+import html
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +37,7 @@ from hyperskill_lite.runner import read_records, run_episodes, shuffled, summari
 from hyperskill_lite.types import MemorySystem
 from hyperskill_lite.world import PHRASINGS, PROFILES, SimExecutor, SimLLM, WorldParams, make_tasks
 
-__all__ = ["Exploration", "KNOBS", "short_run", "panel"]
+__all__ = ["Exploration", "KNOBS", "describe", "short_run", "panel"]
 
 KNOBS: dict[str, Any] = {
     "method": "hyperskill",
@@ -99,6 +104,19 @@ def short_run(**knobs: Any) -> Exploration:
     return Exploration(k, records, system, summarize(records))
 
 
+def describe(knobs: dict[str, Any]) -> str:
+    """One line naming the knobs of a run, in `KNOBS` order (what the panel's status line
+    shows).
+
+    >>> describe({"k": 3, "delta_merge": 0.80, "method": "flat"})
+    'method = flat · k = 3 · delta_merge = 0.8'
+    """
+    def fmt(v: Any) -> str:
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    return " · ".join(f"{name} = {fmt(knobs[name])}" for name in KNOBS if name in knobs)
+
+
 def panel(draw: Callable[[Exploration], Any], **defaults: Any) -> Any:
     """ipywidgets controls for every knob; each change re-runs `short_run` and calls
     `draw` on the result inside the panel's output area. Returns the panel (a VBox)."""
@@ -125,16 +143,28 @@ def panel(draw: Callable[[Exploration], Any], **defaults: Any) -> Any:
                                      description="δ_merge"),
     }
     out = w.Output()
+    status = w.HTML(value="", layout=w.Layout(width="100%"))  # HTML wraps; a Label would not
+    for name, c in controls.items():
+        c.add_class(f"hsl-knob-{name}")
+    out.add_class("hsl-panel-output")
+    status.add_class("hsl-panel-status")
 
     def rerun(*_: Any) -> None:
-        knobs = {name: c.value for name, c in controls.items()}
+        # a float slider snaps to min + n * step: 0.7 + 20 * 0.01 is 0.8999999999999999
+        knobs = {name: round(c.value, 10) if isinstance(c.value, float) else c.value
+                 for name, c in controls.items()}
         knobs["encoder"] = k["encoder"]
-        with out:
+        status.value = html.escape(f"running: {describe(knobs)} ...")
+        with out:  # an error in draw shows its traceback here, and the status stays "running"
             out.clear_output(wait=True)
-            display(draw(short_run(**knobs)))
+            x = short_run(**knobs)
+            display(draw(x))
+            status.value = html.escape(f"showing: {describe(x.knobs)}")
 
     for c in controls.values():
         c.observe(rerun, names="value")
     rerun()
     rows = list(controls.values())
-    return w.VBox([w.HBox(rows[:4]), w.HBox(rows[4:7]), w.HBox(rows[7:]), out])
+    box = w.VBox([w.HBox(rows[:4]), w.HBox(rows[4:7]), w.HBox(rows[7:]), status, out])
+    box.add_class("hsl-panel")
+    return box

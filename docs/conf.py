@@ -1,0 +1,70 @@
+"""Sphinx configuration of the course site (`make book`; built by tools/build_book.py).
+
+Why Sphinx + myst-nb + sphinx-book-theme and not Jupyter Book: Jupyter Book 1 is this same
+stack behind a config file, and Jupyter Book 2 is built on the Node.js ``mystmd`` tool,
+which fetches its site theme from the web when it builds; this machine and CI reach only
+the package registries. Sphinx renders the committed notebooks with their stored outputs
+(``nb_execution_mode = "off"``: nothing is re-executed) and everything the pages load is
+copied into the site: the theme's assets come with its wheel and MathJax with the npm
+package ``mathjax`` (tools/build_book.py copies it into ``_static/mathjax``), so the site
+typesets its equations with no network.
+
+Our addition (not from the paper): the course itself is ours; the paper has no course.
+Not here: the staging of the notebooks (widget outputs, the table of contents; see
+tools/build_book.py) and the checks of the built pages (tests/browser/).
+"""
+
+from __future__ import annotations
+
+project = "hyperskill_lite"
+author = "hyperskill_lite contributors"
+copyright = "hyperskill_lite contributors (MIT)"
+html_title = "HyperSkill, step by step: the hyperskill_lite course"
+
+root_doc = "00_quickstart"
+"""The course map opens notebook 00, so notebook 00 is the home page (index.html
+redirects to it)."""
+
+extensions = ["myst_nb"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
+
+# --- notebooks: render what is committed, run nothing --------------------------------
+nb_execution_mode = "off"
+nb_ipywidgets_js: dict = {}
+"""No widget JavaScript: it would come from a CDN; the panels' outputs are replaced by their
+static default figure when the notebooks are staged."""
+nb_output_stderr = "show"
+nb_merge_streams = True
+
+# --- MyST: the notebooks' own Markdown, as JupyterLab reads it ------------------------
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True
+"""``$$...$$`` inside a paragraph (a list item, say) is display math, as JupyterLab shows it;
+without this it stays raw ``$`` around an inline formula."""
+myst_heading_anchors = 3
+"""Anchors for headings down to ###, GitHub-style (``#the-course-map``); the staging step
+rewrites the notebooks' JupyterLab-style anchors (``#The-course-map``) to match."""
+
+# --- math: MathJax 3 from the site itself --------------------------------------------
+mathjax_path = "mathjax/tex-chtml.js"
+"""Relative to ``_static``: the copy tools/build_book.py puts there (never a CDN)."""
+
+# --- theme ----------------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
+"""Without an icon the browser asks for /favicon.ico and logs a 404 as a console error."""
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "navigation_with_keys": False,
+}
+html_context = {"default_mode": "auto"}
+"""The theme's light/dark mode; unset, its script logs a console error on a first visit."""
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
