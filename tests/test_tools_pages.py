@@ -127,6 +127,15 @@ def test_local_pages_are_refused_unless_allowed(web):
     assert "closed on Mondays" in crawl(allowed, web.url("/visit"))
 
 
+@pytest.mark.parametrize("url", ["https://example.org/a\nb", "http://example.org:99999/",
+                                 "https://exa mple.org/"])
+def test_a_malformed_url_from_the_model_is_a_tool_error_not_a_crash(web, reader, url):
+    before = len(web.requests)
+    out = crawl(reader, url)  # SmolLM2 wrote the first one in `make live-smoke`
+    assert out.startswith("Error: ")  # the agent reads why; the run goes on
+    assert len(web.requests) == before
+
+
 def test_a_name_resolving_to_a_private_address_is_refused():
     # the system resolver stands in for DNS that points a public-looking name inward
     def resolver(host, port, type=0):

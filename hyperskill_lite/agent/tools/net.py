@@ -234,7 +234,10 @@ class HttpClient:
 
         hdrs = dict(headers or {})
         extensions: dict[str, Any] = {}
-        target = httpx.URL(url, params=params) if params else httpx.URL(url)
+        try:
+            target = httpx.URL(url, params=params) if params else httpx.URL(url)
+        except httpx.InvalidURL as e:  # a model wrote it: a newline, a space, a bad port
+            raise UrlRefused(f"not a valid URL: {url!r} ({e})") from None
         host = target.host
         if self.guard is not None:
             ips = self.guard.addresses(str(target))
