@@ -20,8 +20,8 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: setup demo test lint unit notebooks lab bench live-smoke book browser-test \
-  course-screenshots clean
+.PHONY: setup demo test lint unit notebooks lab bench live-smoke llama-server book \
+  browser-test course-screenshots clean
 
 setup: $(STAMP)
 
@@ -100,6 +100,26 @@ $(LOCAL_STAMP): $(STAMP)
 
 # bubblewrap contains the agent's python tool (agent/tools/sandbox.py); where apt is not
 # allowed the tool falls back to process limits and says so.
+# llama.cpp's own server (slots, continuous batching), built once from the llama-cpp-python
+# sdist the local tier pins, for `make bench`'s tokens/s row (12 min here, 19 MB). Without
+# it that row says "not measured" and why.
+LLAMA_SERVER_DIR ?= $(HOME)/.cache/hyperskill_lite/llama-server
+LLAMA_SERVER := $(LLAMA_SERVER_DIR)/llama-server
+
+llama-server: $(LLAMA_SERVER)
+
+$(LLAMA_SERVER): $(STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	$(PIP) download -q --no-deps --no-binary :all: -c constraints.txt -d $$tmp \
+	  "llama-cpp-python==$(LLAMA_VERSION)" && \
+	tar xzf $$tmp/llama_cpp_python-$(LLAMA_VERSION).tar.gz -C $$tmp && \
+	cmake -S $$tmp/llama_cpp_python-$(LLAMA_VERSION)/vendor/llama.cpp -B $$tmp/build \
+	  -DCMAKE_BUILD_TYPE=Release $(LLAMA_CMAKE_ARGS) -DLLAMA_BUILD_TOOLS=ON \
+	  -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF \
+	  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF >/dev/null && \
+	CMAKE_BUILD_PARALLEL_LEVEL=2 cmake --build $$tmp/build --target llama-server >/dev/null && \
+	mkdir -p $(LLAMA_SERVER_DIR) && cp -a $$tmp/build/bin/. $(LLAMA_SERVER_DIR)/
+
 live-smoke: $(LOCAL_STAMP)
 	@command -v bwrap >/dev/null || apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
 	  echo "bubblewrap unavailable: the python tool runs with process limits only"

@@ -335,6 +335,7 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"target": target, "measured": "not run", "ok": None})
     out += _file_targets(sizes)
     out += _workflow_targets(res.get("workflow"))
+    out += live_targets(res.get("live"))
     sw = res.get("skillworld")
     if sw:
         m, at = sw["memory_side"], sw["hyperedges_at_start"]
@@ -438,6 +439,82 @@ def _workflow_targets(wf: dict[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
+LIVE_TARGET_N, LIVE_TARGET_EFFICIENCY = 32, 0.9
+
+
+def live_targets(live: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The live-throughput target (bench_live.py): N streams against one server at least
+    0.9 N times as fast as one stream at N = 32; llama.cpp's tokens/s as measured."""
+    if not live:
+        return []
+    rows = {r["streams"]: r for r in live["streams"]["rows"]}
+    shown = ", ".join(f"N = {n}: {r['speedup']:.1f}× ({100 * r['efficiency']:.0f} %)"
+                      for n, r in sorted(rows.items()) if n > 1)
+    at = rows.get(LIVE_TARGET_N)
+    out = [{
+        "target": f"live streams: speed-up ≥ {LIVE_TARGET_EFFICIENCY}·N at N = {LIVE_TARGET_N} "
+        f"(one server, {live['streams']['latency_s']:g} s per call)",
+        "measured": shown or "not run",
+        "ok": at["efficiency"] >= LIVE_TARGET_EFFICIENCY if at else None,
+    }]
+    ll = live.get("llama") or {}
+    if "rows" in ll:
+        one, many = ll["rows"]
+        out.append({
+            "target": f"llama.cpp server, {ll['slots']} slots (measured; no target)",
+            "measured": f"{one['tokens_per_s']:.1f} tokens/s with 1 stream, "
+            f"{many['tokens_per_s']:.1f} with {many['streams']} ({ll['ratio']:.2f}×)",
+            "ok": "reported",
+        })
+    elif ll:
+        out.append({"target": "llama.cpp server with several slots (measured; no target)",
+                    "measured": f"not measured: {ll.get('skipped')}", "ok": None})
+    return out
+
+
+def live_markdown(live: dict[str, Any] | None) -> list[str]:
+    """The "Live throughput" section of perf.md."""
+    if not live:
+        return []
+    st = live["streams"]
+    lines = ["", "## Live throughput (benchmarks/bench_live.py)", "",
+             f"N streams (`{st['method']}` on {st['tasks_per_stream']} synthetic GAIA tasks, "
+             f"{st['encoder']} encoder, LLM GT judge) as live sweep cells in threads of one "
+             "process against one stand-in OpenAI-compatible server in its own process that "
+             f"answers every call after {st['latency_s']:g} s. Each stream runs the preflight, "
+             "every model call, memory operation and durable state write of a real run. "
+             "Speed-up = N × wall(1) / wall(N)."
+             + (f" Machine: {_load_note(st)}." if _load_note(st) else ""), "",
+             "| streams | wall | episodes | model calls | speed-up | efficiency | "
+             "client CPU | server CPU |", "|---|---|---|---|---|---|---|---|"]
+    for r in st["rows"]:
+        lines.append(f"| {r['streams']} | {fmt_time(r['wall_s'])} | {r['episodes']} | "
+                     f"{r['model_calls']} | {r['speedup']:.1f}× | {100 * r['efficiency']:.0f} % | "
+                     f"{fmt_time(r['client_cpu_s'])} | {fmt_time(r['server_cpu_s'])} |")
+    ll = live.get("llama") or {}
+    if "rows" in ll:
+        lines += ["", f"llama.cpp's `llama-server` ({ll['model']}, {ll['slots']} slots, "
+                  f"continuous batching, {ll['threads']} threads, max_tokens "
+                  f"{ll['max_tokens']}) on this CPU"
+                  + (f" ({_load_note(ll)})" if _load_note(ll) else "") + ":", "",
+                  "| streams | calls | completion tokens | wall | tokens/s |",
+                  "|---|---|---|---|---|"]
+        for r in ll["rows"]:
+            lines.append(f"| {r['streams']} | {r['calls']} | {r['completion_tokens']} | "
+                         f"{fmt_time(r['wall_s'])} | {r['tokens_per_s']:.1f} |")
+    elif ll:
+        lines += ["", f"llama.cpp server: not measured ({ll.get('skipped')})."]
+    return lines
+
+
+def _load_note(d: dict[str, Any]) -> str:
+    load = d.get("load_avg")
+    if not load or None in load:
+        return ""
+    return (f"load average {load[0]:g} before, {load[1]:g} after: other work on the same "
+            "cores slows both sides")
+
+
 def _cell(unit: str, v: Any) -> str:
     return fmt_bytes(v) if unit == "bytes" else fmt_time(v)
 
@@ -529,6 +606,7 @@ def markdown(res: dict[str, Any], notes: dict[str, str]) -> str:
             f"{st.get('traced_peak_mb', float('nan')):.0f} MiB (a dense {st['skills']}² "
             f"float64 array would be {st.get('dense_equivalent_mb', float('nan')):.0f} MiB).",
         ]
+    lines += live_markdown(res.get("live"))
     notes = dict(notes or {})
     notes.setdefault(
         "load_floor",

@@ -11,7 +11,9 @@ next to the floor (bare numpy/scipy of the same sizes) and the naive reference
 and labelled so). It then times a SkillWorld episode's memory-side cost at 1k hyperedges
 and runs bench_maintenance.py (10k skills, 100k hyperedges, structured), fits scaling
 exponents, runs bench_workflow.py (a SkillWorld run with a cold and a warm embedding
-cache, the full `compare` warm, and with --notebooks every notebook under nbval), checks
+cache, the full `compare` warm, and with --notebooks every notebook under nbval), runs
+bench_live.py (N live streams against one server with a fixed per-call latency, at
+N = 8, 32, 64; llama.cpp's tokens/s with several slots when its server is found), checks
 the issues' targets and writes results/perf.json and results/perf.md.
 
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set: on a
@@ -21,6 +23,7 @@ matvecs into millisecond stalls, which would make every ratio noise.
 Usage: python benchmarks/run_all.py [--sizes 1000 10000 100000] [--queries 200]
        [--naive-max 10000] [--out benchmarks/results] [--no-skillworld] [--no-structured]
        [--no-peak] [--no-workflow] [--notebooks] [--workflow-from FILE] [--report-only]
+       [--no-live] [--live-streams 8 32 64] [--live-latency 0.5] [--no-llama]
 Not here: assertions on timings (tests stay untimed; tests/test_bench_harness.py runs
 this at a tiny N only to check it works and writes well-formed files).
 """
@@ -250,6 +253,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--workflow-from", type=Path, default=None,
                     help="take the workflow figures from this JSON (bench_workflow.py's "
                     "output, measured alone) instead of measuring them here")
+    ap.add_argument("--no-live", action="store_true",
+                    help="skip bench_live.py (live streams against one server, llama.cpp)")
+    ap.add_argument("--live-streams", type=int, nargs="+", default=[8, 32, 64])
+    ap.add_argument("--live-latency", type=float, default=0.5,
+                    help="seconds the stand-in server takes per call")
+    ap.add_argument("--no-llama", action="store_true",
+                    help="skip the llama.cpp tokens/s measurement")
     ap.add_argument("--report-only", action="store_true", help="re-render OUT/perf.json")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "WHAT", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -294,6 +304,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         import bench_workflow
 
         res["workflow"] = bench_workflow.measure_all(with_notebooks=args.notebooks, log=log)
+    if not args.no_live:
+        import bench_live
+
+        res["live"] = bench_live.measure_all(args.live_streams, args.live_latency, slots=4,
+                                             llama=not args.no_llama)
     res["meta"]["harness_seconds"] = time.perf_counter() - t0
     return finish(res, args.out)
 

@@ -4,22 +4,31 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 
 - ``core/``       the paper's §3 (memory, utility, retrieval, maintenance, phi, files);
                   numpy and scipy only, imports nothing else of the package;
-- ``agent/``      the live path on an OpenAI-compatible model;
+- ``agent/``      the live path on an OpenAI-compatible model: the client, its settings
+                  and preflight, prompts, the agent loop, the tools (``agent/tools/``);
 - ``baselines/``  the ten baselines of Table 1 and No Memory;
-- ``world/``      SkillWorld, the offline world;
-- ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers and judges;
+- ``world/``      SkillWorld, the offline world (its text library is package data);
+- ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers, judges, submissions;
 - ``plots/``      plots and HyperNetX drawings;
-- ``sweep/``      grids of runs from a TOML file, on a local pool or on Ray;
+- ``runner/``     the episode loop: records, resume, checkpoints, summaries, health;
+- ``sweep/``      grids of runs from a TOML file, on a local pool, threads or Ray;
+- ``course/``     the notebooks' exercise checker, autograder and student copies;
+- ``cli/``        ``python -m hyperskill_lite``, one module per command;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
-  CLI name), ``runner.py``, ``compare.py``, ``explore.py`` (short runs with knobs and
-  an ipywidgets panel), ``course/`` (the notebooks' exercise checker, autograder and student copies), ``cli.py``.
+  CLI name), ``protocol.py`` (the evaluation protocol: task order, frozen memory,
+  self-exclusion), ``launch.py`` (one run from its settings), ``compare.py``,
+  ``stats.py`` (paired bootstrap intervals), ``explore.py`` (short runs with knobs and
+  an ipywidgets panel), ``logs.py`` (the ``hyperskill_lite`` logger).
 
 This module re-exports the public API. MiniLM, the OpenAI client, pandas and HyperNetX
 are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 ``python -m hyperskill_lite demo``.
 """
 
+from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
+from hyperskill_lite.agent.settings import ModelSettings, make_llms
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
+from hyperskill_lite.bench import write_submission
 from hyperskill_lite.compare import compare
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import (
@@ -48,9 +57,13 @@ from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
-from hyperskill_lite.course import check
+from hyperskill_lite.course import Verdict, check, grade_notebook, write_student_copies
 from hyperskill_lite.explore import Exploration, panel, short_run
-from hyperskill_lite.launch import RunSpec, execute, prepare
+from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
+from hyperskill_lite.logs import run_log, setup_logging
+from hyperskill_lite.protocol import EvalProtocol
+from hyperskill_lite.runner import memory_health, restore_checkpoint
+from hyperskill_lite.stats import bootstrap_ci, paired_differences
 from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
     ContextItem,
@@ -82,9 +95,26 @@ __all__ = [
     "HyperSkillConfig",
     "RunSpec",
     "prepare",
+    "check_server",
     "execute",
+    "EvalProtocol",
+    "ModelSettings",
+    "make_llms",
+    "preflight",
+    "preflight_run",
+    "PreflightError",
     "ToolSettings",
     "build_toolbox",
+    "write_submission",
+    "setup_logging",
+    "run_log",
+    "paired_differences",
+    "bootstrap_ci",
+    "memory_health",
+    "restore_checkpoint",
+    "Verdict",
+    "grade_notebook",
+    "write_student_copies",
     "compare",
     "check",
     "Encoder",

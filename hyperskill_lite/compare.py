@@ -1,9 +1,12 @@
-"""The Table-1 comparison: every memory method on one SkillWorld profile over several seeds.
+"""The Table-1 comparison: every memory method on one SkillWorld profile over several
+seeds and task orders, with paired confidence intervals.
 
 `compare(profile, episodes, seeds)` runs each method (by default no-memory, HyperSkill
 and the ten baselines) on the first `episodes` tasks of the profile in the paper's
-fixed order (shuffle seed 42), once per world seed, through the resumable runner, and
-returns a plain-text table like the paper's Table 1 plus one row per (method, seed):
+fixed order (shuffle seed 42; `orders` gives several order seeds, `protocol` another
+evaluation protocol: frozen memory, passes, own-task exclusion, protocol.py), once per
+world seed and order, through the resumable runner, and returns a plain-text table like
+the paper's Table 1 plus one row per (method, seed, order):
 
 - SR (%), #Steps and #Calls (tool calls) per task, and Tokens (the agent's tokens per
   task, which grow with the memory context it reads every step), each as mean ± sample
@@ -15,8 +18,12 @@ returns a plain-text table like the paper's Table 1 plus one row per (method, se
   (Latency: wall-clock seconds of the whole episode, maintenance spread over the tasks).
 
 Every method sees the same tasks, the same simulated model and the same executor for a
-seed, so the differences are the memories'. SkillWorld numbers are a simulation and are
-never the paper's.
+seed, so the differences are the memories'. Below the table, each method's SR
+difference to no-memory (and to a `reference` method) is given paired by task, seed and
+order, with a bootstrap 95 % interval over tasks within each (seed, order) cell
+(stats.py says why that bootstrap); a "*" marks an interval that excludes 0. Under a
+learn/eval split every figure is over the evaluated part. SkillWorld numbers are a
+simulation and are never the paper's.
 
 >>> rows = [{"method": "no-memory", "seed": 0, "SR": 40.0}, {"method": "no-memory", "seed": 1,
 ...          "SR": 50.0}, {"method": "awm", "seed": 0, "SR": 60.0}]
@@ -41,7 +48,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compare", "aggregate", "format_table", "retention", "DEFAULT_METHODS", "KEYS"]
+from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.stats import DEFAULT_BOOT, PairedDifference, format_paired, paired_differences
+
+__all__ = ["compare", "aggregate", "format_table", "paired_table", "retention",
+           "DEFAULT_METHODS", "KEYS"]
 
 KEYS = ("SR", "Steps", "Calls", "Tokens", "MemCalls", "TotalTokens", "Latency")
 """Per-run figures aggregated over seeds (see the module docstring)."""
@@ -122,13 +133,17 @@ def format_table(
     return "\n".join(lines)
 
 
-def _run_row(records: list[dict[str, Any]], method: str, seed: int) -> dict[str, Any]:
+def _run_row(records: list[dict[str, Any]], method: str, seed: int,
+             order: int = PAPER_ORDER_SEED) -> dict[str, Any]:
+    """A (method, seed, order) row from the records of its evaluated part; "outcomes"
+    lists [index, task id, success 0/1] per episode, for the paired statistics."""
     from hyperskill_lite.runner import summarize
 
     s = summarize(records)
     return {
         "method": method,
         "seed": seed,
+        "order": order,
         **{k: float(s[k]) for k in ("SR", "Steps", "Calls", "Tokens", "CtxTokens")},
         "MemCalls": float(np.mean([r["memory_llm_calls"] for r in records])),
         "MemTokens": float(s["MemTokens"]),
@@ -138,6 +153,11 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int) -> dict[str,
         "context_share": float(
             np.mean([bool(r["retrieved"]) or r["context_tokens"] > 0 for r in records])
         ),
+        "NonEmpty": float(s["NonEmpty"]),
+        "Injected": float(s["Injected"]),
+        "EmptyStore": float(s["EmptyStore"]),
+        "outcomes": [[int(r["index"]), str(r["task_id"]), int(bool(r["success"]))]
+                     for r in records],
     }
 
 
@@ -159,20 +179,25 @@ def retention(
     "self-judge"): Self-judge SR / GT-judge SR x 100 %, for `method`, from the rows of a
     ``compare(..., judge="gt")`` and a ``compare(..., judge="self")`` over the same seeds.
     Both SRs are scored by the same judge (the world's truth in SkillWorld); only what the
-    memory learned from differs. Returns {"GT-judge", "Self-judge" (mean SR over seeds),
-    "Retention" (%), "Delta" (self - GT, SR points), "seeds"}.
+    memory learned from differs. Returns {"GT-judge", "Self-judge" (mean SR over seeds,
+    or over (seed, order) cells when the rows hold several task orders), "Retention" (%),
+    "Delta" (self - GT, SR points), "seeds" (how many seeds or cells)}.
 
     >>> gt = [{"method": "hyperskill", "seed": s, "SR": v} for s, v in ((0, 50.0), (1, 40.0))]
     >>> sj = [{"method": "hyperskill", "seed": s, "SR": v} for s, v in ((0, 45.0), (1, 36.0))]
     >>> retention(gt, sj)
     {'GT-judge': 45.0, 'Self-judge': 40.5, 'Retention': 90.0, 'Delta': -4.5, 'seeds': 2}
     """
-    g = {r["seed"]: float(r["SR"]) for r in gt_rows if r["method"] == method}
-    s = {r["seed"]: float(r["SR"]) for r in self_rows if r["method"] == method}
+    def cell(r: dict[str, Any]) -> Any:
+        return r["seed"] if r.get("order", PAPER_ORDER_SEED) == PAPER_ORDER_SEED \
+            else (r["seed"], r["order"])
+
+    g = {cell(r): float(r["SR"]) for r in gt_rows if r["method"] == method}
+    s = {cell(r): float(r["SR"]) for r in self_rows if r["method"] == method}
     if not g or set(g) != set(s):
         raise ValueError(
             f"retention: {method!r} needs rows for the same seeds in both runs, got GT seeds "
-            f"{sorted(g)} and self-judge seeds {sorted(s)}"
+            f"{sorted(g, key=str)} and self-judge seeds {sorted(s, key=str)}"
         )
     gt_sr, self_sr = float(np.mean(list(g.values()))), float(np.mean(list(s.values())))
     if gt_sr == 0:
@@ -183,18 +208,19 @@ def retention(
 
 def _run_cell(
     profile: str, episodes: int, seed: int, name: str, phrasing: str, run_dir: str, encoder: Any,
-    judge: str = "gt",
+    judge: str = "gt", protocol: EvalProtocol | None = None,
 ) -> dict[str, Any]:
-    """One (method, seed) run of `compare`, resumable in `run_dir`; its row."""
+    """One (method, seed, order) run of `compare`, resumable in `run_dir`; its row."""
     from hyperskill_lite.core.config import HyperSkillConfig
     from hyperskill_lite.core.embed import encoder_by_name
     from hyperskill_lite.methods import make_method
-    from hyperskill_lite.runner import read_records, run_episodes, shuffled
+    from hyperskill_lite.runner import read_records, run_episodes
     from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
 
+    protocol = protocol if protocol is not None else EvalProtocol()
     enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
     params = WorldParams(phrasing=phrasing)
-    tasks = shuffled(make_tasks(profile, seed=seed, params=params), seed=42)[:episodes]
+    tasks = protocol.arrange(make_tasks(profile, seed=seed, params=params), episodes)
     llm = SimLLM(params, seed=seed)
     system = make_method(name, llm, enc, HyperSkillConfig())
     info = {"method": name, "profile": profile, "seed": seed, "encoder": enc.name,
@@ -209,8 +235,54 @@ def _run_cell(
         progress=False,
         learn_judge=llm.judge if judge == "self" else None,
         run_info=info,
+        protocol=protocol,
     )
-    return {**_run_row(read_records(Path(run_dir)), name, seed), "judge": judge}
+    records = protocol.evaluated(read_records(Path(run_dir)))
+    return {**_run_row(records, name, seed, protocol.order_seed), "judge": judge}
+
+
+def _cells(rows: Sequence[dict[str, Any]]) -> dict[str, dict[Any, dict[Any, float]]]:
+    """method -> (seed, order) -> (index, task id) -> success, from compare's rows."""
+    out: dict[str, dict[Any, dict[Any, float]]] = {}
+    for r in rows:
+        cell = (r["seed"], r.get("order", PAPER_ORDER_SEED))
+        out.setdefault(r["method"], {})[cell] = {
+            (int(i), str(t)): float(ok) for i, t, ok in r.get("outcomes", [])}
+    return out
+
+
+def paired_table(
+    rows: Sequence[dict[str, Any]],
+    baseline: str = "no-memory",
+    reference: str | None = None,
+    stats_seed: int = 0,
+    n_boot: int = DEFAULT_BOOT,
+    scheme: str = "within-cell",
+) -> tuple[str, list[PairedDifference]]:
+    """Each method's SR difference to `baseline` (and to `reference`), paired by task,
+    seed and order, with a bootstrap 95 % interval (stats.py) drawn from
+    ``np.random.default_rng(stats_seed)``: the text table and the differences.
+
+    >>> rows = [{"method": m, "seed": 0, "outcomes": [[i, f"t{i}", int(i < k)] for i in range(20)]}
+    ...         for m, k in (("no-memory", 5), ("x", 15))]
+    >>> text, diffs = paired_table(rows)
+    >>> diffs[0].diff, diffs[0].excludes_zero
+    (50.0, True)
+    """
+    outcomes = _cells(rows)
+    rng = np.random.default_rng(stats_seed)
+    diffs: list[PairedDifference] = []
+    for ref in dict.fromkeys(r for r in (baseline, reference) if r):
+        if ref not in outcomes:
+            raise ValueError(f"paired differences: no rows for {ref!r}; it must be one of the "
+                             f"methods compared ({', '.join(outcomes)})")
+        names = [m for m in outcomes if ref == baseline or m != baseline]
+        diffs += paired_differences(outcomes, ref, rng, names, n_boot=n_boot, scheme=scheme)
+    cells = len({c for per in outcomes.values() for c in per})
+    title = (f"SR difference (points), paired by task over {cells} (seed, order) cell(s): "
+             f"mean [{scheme} bootstrap 95% CI, {n_boot} resamples, stats seed "
+             f"{stats_seed}]; * = the interval excludes 0")
+    return format_paired(diffs, title), diffs
 
 
 def compare(
@@ -224,41 +296,58 @@ def compare(
     phrasing: str = "calibrated",
     jobs: int | None = 1,
     judge: str = "gt",
+    *,
+    orders: Sequence[int] | None = None,
+    protocol: EvalProtocol | None = None,
+    reference: str | None = None,
+    stats_seed: int = 0,
+    n_boot: int = DEFAULT_BOOT,
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every method on SkillWorld `profile` and tabulate (module docstring).
 
     Parameters
     ----------
     profile : "gaia", "webwalker" or "xbench".
-    episodes : tasks per run (the first ones in the fixed seed-42 order), >= 1.
+    episodes : tasks per run (the first ones in the run's order), >= 1.
     seeds : K (seeds 0..K-1) or an explicit list of world seeds.
     methods : method names (default `DEFAULT_METHODS`); "no-memory" is added first when
         missing, as the reference of the deltas.
     encoder : "minilm" (the paper's phi), "hashing", or an encoder instance.
-    out : directory for the runs (``OUT/<profile>/<method>/seed-<s>``, resumable) and
+    out : directory for the runs (``OUT/<profile>/<method>/seed-<s>``, resumable; other
+        orders in ``seed-<s>-order-<o>``, another protocol in ``<method>+<tag>``) and
         ``compare.json`` / ``table.txt``; None runs in a temporary directory.
     log : called with one line per finished run (e.g. ``print``).
     phrasing : SimLLM's text model, "calibrated" (default) or "curated"
         (`WorldParams.phrasing`).
-    jobs : run the (method, seed) cells in this many worker processes (None: one per
-        core). Every cell is deterministic and independent (its own world seed, model,
-        executor and run directory), so the rows are identical to ``jobs=1``; only the
-        order in which `log` reports them differs. Workers rebuild the encoder by name
-        and share the persistent embedding cache (core/cache.py); each gets
+    jobs : run the (method, seed, order) cells in this many worker processes (None: one
+        per core). Every cell is deterministic and independent (its own world seed,
+        model, executor and run directory), so the rows are identical to ``jobs=1``;
+        only the order in which `log` reports them differs. Workers rebuild the encoder
+        by name and share the persistent embedding cache (core/cache.py); each gets
         cores // jobs torch threads.
     judge : what the memories learn from: "gt" (default) the world's true outcome, or
         "self" the simulated self-judge (`SimLLM.judge`, wrong with probability
         `WorldParams.self_judge_flip`). SR is scored by the world's truth either way, so
         `retention` of the two is the paper's self-judge retention. Self-judge runs live
         in ``OUT/<profile>/<method>+self-judge/``.
+    orders : task order seeds (default ``[42]``, the paper's); every (seed, order) pair is
+        one cell of the paired statistics.
+    protocol : the evaluation protocol of every run (protocol.py; its ``order_seed`` is
+        replaced by each of `orders`); default the paper's. Rows cover its evaluated
+        part. ``exclude_self`` needs methods that support it (the HyperSkill ones).
+    reference : a method to compare every other with, besides no-memory (e.g.
+        "hyperskill"); must be among `methods`.
+    stats_seed, n_boot : seed and replicate count of the bootstrap (stats.py).
 
-    Returns ``(table, rows)``: the table text and one dict per (method, seed) with SR,
-    Steps, Calls, Tokens, CtxTokens, MemCalls, MemTokens, TotalTokens, Latency (wall
-    clock, the only field that differs between two identical runs), N and context_share
-    (the fraction of episodes that received memory).
+    Returns ``(table, rows)``: the table text (Table 1, then the paired differences) and
+    one dict per (method, seed, order) with SR, Steps, Calls, Tokens, CtxTokens,
+    MemCalls, MemTokens, TotalTokens, Latency (wall clock, the only field that differs
+    between two identical runs), N, context_share (the fraction of episodes that received
+    memory), NonEmpty, Injected and EmptyStore (memory health, runner/health.py), and
+    "outcomes" ([index, task id, success] per evaluated episode).
     """
     from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.methods import METHODS
+    from hyperskill_lite.methods import EXCLUDE_SELF_METHODS, METHODS
     from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
 
     if judge not in ("gt", "self"):
@@ -270,15 +359,27 @@ def compare(
     seed_list = list(range(int(seeds))) if isinstance(seeds, int | np.integer) else list(seeds)
     if not seed_list:
         raise ValueError("compare: seeds must be >= 1 (or a non-empty list of seeds)")
+    order_list = list(dict.fromkeys(orders)) if orders is not None else [PAPER_ORDER_SEED]
+    if not order_list:
+        raise ValueError("compare: orders must hold at least one task order seed")
+    base = protocol if protocol is not None else EvalProtocol()
+    protocols = {o: base.replace(order_seed=int(o)) for o in order_list}  # checks each seed
     names = list(dict.fromkeys(methods if methods is not None else DEFAULT_METHODS))
     unknown = [m for m in names if m not in METHODS]
     if unknown:
         raise ValueError(f"compare: unknown method(s) {unknown}; choose from {sorted(METHODS)}")
     if "no-memory" not in names:
         names.insert(0, "no-memory")
+    if reference is not None and reference not in names:
+        raise ValueError(f"compare: the reference {reference!r} must be one of the methods "
+                         f"compared ({', '.join(names)})")
+    if base.exclude_self and any(m not in EXCLUDE_SELF_METHODS for m in names):
+        bad = [m for m in names if m not in EXCLUDE_SELF_METHODS]
+        raise ValueError(f"compare: --exclude-self needs methods that can leave a task's own "
+                         f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); not {bad}")
     enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
     jobs = max(1, int(jobs if jobs is not None else (os.cpu_count() or 1)))
-    cells = [(seed, name) for seed in seed_list for name in names]
+    cells = [(seed, order, name) for seed in seed_list for order in order_list for name in names]
     jobs = min(jobs, len(cells))
     if jobs > 1:
         try:
@@ -293,6 +394,9 @@ def compare(
         raise ValueError(
             f"compare: profile {profile!r} has {n_tasks} tasks, asked for {episodes} episodes"
         )
+    if base.eval_from is not None and base.eval_from >= episodes * base.passes:
+        raise ValueError(f"compare: the evaluated part starts at episode {base.eval_from + 1}, "
+                         f"after the run's {episodes * base.passes} episodes")
 
     tmp = tempfile.TemporaryDirectory() if out is None else None
     root = Path(tmp.name if tmp is not None else out)  # type: ignore[arg-type]
@@ -301,20 +405,23 @@ def compare(
     def done(row: dict[str, Any]) -> None:
         rows.append(row)
         if log is not None:
+            where = f" order {row['order']}" if len(order_list) > 1 else ""
             log(
-                f"{profile} seed {row['seed']} {row['method']:<24} SR {row['SR']:6.2f}  "
+                f"{profile} seed {row['seed']}{where} {row['method']:<24} SR {row['SR']:6.2f}  "
                 f"steps {row['Steps']:5.2f}  memory calls/ep {row['MemCalls']:.2f}"
             )
 
-    def cell_args(seed: int, name: str) -> tuple:
-        folder = name if judge == "gt" else f"{name}+self-judge"
-        return (profile, episodes, seed, name, phrasing,
-                str(root / profile / folder / f"seed-{seed}"), enc, judge)
+    def cell_args(seed: int, order: int, name: str) -> tuple:
+        folder = "+".join([name] + (["self-judge"] if judge == "self" else [])
+                          + ([base.tag] if base.tag else []))
+        run = f"seed-{seed}" + ("" if order == PAPER_ORDER_SEED else f"-order-{order}")
+        return (profile, episodes, seed, name, phrasing, str(root / profile / folder / run),
+                enc, judge, protocols[order])
 
     try:
         if jobs == 1:
-            for seed, name in cells:
-                done(_run_cell(*cell_args(seed, name)))
+            for seed, order, name in cells:
+                done(_run_cell(*cell_args(seed, order, name)))
         else:
             threads = max(1, (os.cpu_count() or 1) // jobs)
             ctx = multiprocessing.get_context("spawn")  # torch is not fork-safe
@@ -322,10 +429,10 @@ def compare(
                 jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
             )
             try:
-                futures = [
-                    pool.submit(_run_cell, *cell_args(seed, name)[:6], enc.name, judge)
-                    for seed, name in cells
-                ]
+                futures = []
+                for seed, order, name in cells:
+                    args = cell_args(seed, order, name)
+                    futures.append(pool.submit(_run_cell, *args[:6], enc.name, *args[7:]))
                 for fut in as_completed(futures):
                     done(fut.result())
             except BaseException:  # Ctrl-C or a failed cell: stop the workers now (a
@@ -339,24 +446,37 @@ def compare(
         if tmp is not None:
             tmp.cleanup()
     order = {m: i for i, m in enumerate(names)}
-    rows.sort(key=lambda r: (order[r["method"]], seed_list.index(r["seed"])))
+    rows.sort(key=lambda r: (order[r["method"]], seed_list.index(r["seed"]),
+                             order_list.index(r["order"])))
+    spread = "seeds" if len(order_list) == 1 else "seeds x orders"
+    orders_text = ("task order seed 42" if order_list == [PAPER_ORDER_SEED] else
+                   f"task order seeds {', '.join(map(str, order_list))}")
+    proto = "" if base.replace(order_seed=PAPER_ORDER_SEED).is_paper else \
+        f"; protocol: {base.describe().split(', ', 1)[1]}"
     title = (
         f"SkillWorld '{profile}', {episodes} episodes x {len(seed_list)} seed(s), "
-        f"encoder {enc.name}, {phrasing} phrasing"
+        f"{orders_text}, encoder {enc.name}, {phrasing} phrasing{proto}"
         + (", memories learn from the self-judge" if judge == "self" else "")
-        + "; mean ± sd over seeds, (delta) vs no-memory. "
+        + f"; mean ± sd over {spread}, (delta) vs no-memory. "
         "Offline simulation: NOT the paper's numbers."
     )
-    table = format_table(aggregate(rows), "no-memory", title)
+    paired_text, paired = paired_table(rows, "no-memory", reference, stats_seed, n_boot)
+    table = format_table(aggregate(rows), "no-memory", title) + "\n\n" + paired_text
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         doc = {
             "profile": profile,
             "episodes": episodes,
             "seeds": seed_list,
+            "orders": order_list,
+            "protocol": base.to_dict(),
             "encoder": enc.name,
             "phrasing": phrasing,
             "judge": judge,
+            "reference": reference,
+            "stats_seed": stats_seed,
+            "n_boot": n_boot,
+            "paired": [d.to_dict() for d in paired],
             "rows": rows,
         }
         (Path(out) / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))

@@ -1,12 +1,16 @@
 """One run from its settings: what ``python -m hyperskill_lite run`` does, as a library call.
 
 `RunSpec` holds every setting of one run (which memory method, which tasks, which world
-or model, where to write); `check_spec` refuses impossible combinations with a
-`ValueError` naming the setting; `prepare` builds the parts (tasks in the run's order,
-the memory system, the executor, the judges, and the description written to
-``OUT/run.json``) without touching the output folder; `execute` runs them through the
-resumable runner (runner.py). The CLI turns its arguments into a RunSpec and a sweep
-turns a cell into one, so both run exactly the same code.
+or model and its `ModelSettings`, where to write); `check_spec` refuses impossible
+combinations with a `ValueError` naming the setting; `prepare` builds the parts (tasks
+in the run's order, the memory system, the executor, the agent's and the judge's model
+clients, the judges, and the settings written to ``OUT/run.json``) without touching the
+output folder; `check_server` runs the preflight of a live run (agent/preflight.py)
+before its folder exists; `execute` runs the parts through the resumable runner
+(runner.py), recording what the preflight and the probes found as run.json's
+``observed`` (facts, not settings: a resume does not compare them), and writes GAIA's
+``submission.jsonl`` for a test-split run. The CLI turns its arguments into a RunSpec and
+a sweep turns a cell into one, so both run exactly the same code.
 
 >>> spec = RunSpec(out=Path("runs/x"), episodes=5, encoder="hashing")
 >>> spec.live, spec.task_source
@@ -23,10 +27,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.settings import ModelSettings
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
+from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 from hyperskill_lite.types import Task
 
-__all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "prepare", "execute",
+__all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "prepare", "check_server", "execute",
            "skillworld_parts", "PROFILES", "PHRASINGS", "BENCHMARKS", "ENCODERS",
            "TASK_ORDER_SEED"]
 
@@ -35,8 +41,11 @@ PHRASINGS = ("calibrated", "curated")
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
 ENCODERS = ("minilm", "hashing")
 JUDGE_KINDS = ("exact", "llm", "self")
-TASK_ORDER_SEED = 42
-"""The paper's fixed task order: one shuffle with seed 42, shared by every method."""
+PAPER_PROTOCOL = EvalProtocol()
+"""The paper's protocol: online memory, one pass, the seed-42 order (frozen, shared)."""
+TASK_ORDER_SEED = PAPER_ORDER_SEED
+"""The paper's fixed task order: one shuffle with seed 42, shared by every method (the
+default of `EvalProtocol.order_seed`)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ class RunSpec:
     """The run folder: records, state, checkpoints (a rerun resumes)."""
     method: str = "hyperskill"
     seed: int = 0
-    """World seed (SkillWorld) or model seed; the task order is always seed 42."""
+    """World seed (SkillWorld) or model seed; the task order is `evaluation.order_seed`."""
     episodes: int | None = None
     """How many tasks of the ordered list to run (None: all)."""
     encoder: str = "minilm"
@@ -76,7 +85,13 @@ class RunSpec:
     subset: str | None = None
     level: tuple[int, ...] | None = None
     max_steps: int = 10
-    max_tokens: int | None = None
+    split: str | None = None
+    """GAIA's split ("validation", "test"); "test" writes submission.jsonl, judges nothing."""
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    """The model calls' settings (temperature, extra_body, the judge's model, ...)."""
+    needs: tuple[str, ...] = ()
+    """Capabilities the preflight checks besides those the tasks' files need
+    (agent/preflight.py: vision, transcription)."""
     tools: Any = None
     """The agent's tools (`agent.tools.ToolSettings`); None: the defaults (search by
     the provider whose key is set, pages over HTTP, files, the python sandbox)."""
@@ -84,6 +99,9 @@ class RunSpec:
     protocol: str = "auto"
     record: Path | None = None
     replay: Path | None = None
+    evaluation: EvalProtocol = PAPER_PROTOCOL
+    """The evaluation protocol: task order seed, passes, learn/eval split with frozen or
+    online memory, own-task exclusion (protocol.py; default the paper's)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Settings of later option groups, by name (kept in run.json)."""
 
@@ -126,6 +144,13 @@ def check_spec(spec: RunSpec) -> RunSpec:
     if spec.prune_mode is not None and spec.prune_mode not in PRUNE_MODES:
         raise ValueError(f"--prune-mode must be one of {', '.join(PRUNE_MODES)}, "
                          f"got {spec.prune_mode!r}")
+    if spec.evaluation.exclude_self:
+        from hyperskill_lite.methods import EXCLUDE_SELF_METHODS
+
+        if spec.method not in EXCLUDE_SELF_METHODS:
+            raise ValueError(f"--exclude-self needs a method that can leave a task's own "
+                             f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); "
+                             f"{spec.method} cannot")
     if spec.encoder not in ENCODERS:
         raise ValueError(f"--encoder must be one of {', '.join(ENCODERS)}, got {spec.encoder!r}")
     if not spec.live:
@@ -159,6 +184,17 @@ def check_spec(spec: RunSpec) -> RunSpec:
         raise ValueError(f"--max-steps must be >= 1, got {spec.max_steps}")
     if spec.judge is not None and spec.judge not in JUDGE_KINDS:
         raise ValueError(f"--judge must be one of {', '.join(JUDGE_KINDS)}, got {spec.judge!r}")
+    spec.settings.check()
+    if spec.split is not None and spec.split not in ("validation", "test"):
+        raise ValueError(f"--split must be validation or test, got {spec.split!r}")
+    if spec.split == "test":
+        if spec.benchmark != "gaia":
+            raise ValueError("--split test applies to --benchmark gaia only (its test answers "
+                             "are withheld; the other benchmarks publish theirs)")
+        if spec.judge not in (None, "self") or spec.score_judge is not None:
+            raise ValueError("--split test is never judged (its answers are withheld): leave "
+                             "out --judge (the memory learns from the agent's own outcome) or "
+                             "pass --judge self")
     if spec.subset is not None and spec.subset != "all":
         try:
             if int(spec.subset) < 1:
@@ -182,23 +218,24 @@ def config_of(spec: RunSpec) -> HyperSkillConfig:
     return cfg.replace(**changes) if changes else cfg
 
 
-def ordered(tasks: list[Task], episodes: int | None) -> tuple[list[Task], int]:
-    """The tasks in the paper's order (seed 42), cut to `episodes`; also how many tasks
-    there were, so a caller can say when `episodes` asked for more."""
-    from hyperskill_lite.runner import shuffled
-
-    order = shuffled(tasks, seed=TASK_ORDER_SEED)
-    return (order if episodes is None else order[:episodes]), len(order)
+def ordered(tasks: list[Task], episodes: int | None,
+            evaluation: EvalProtocol = PAPER_PROTOCOL) -> tuple[list[Task], int]:
+    """The tasks in the protocol's order (the paper's: seed 42), cut to `episodes`,
+    repeated for each pass; also how many tasks there were, so a caller can say when
+    `episodes` asked for more."""
+    return evaluation.arrange(tasks, episodes), len(tasks)
 
 
 def skillworld_parts(profile: str, seed: int, episodes: int | None,
-                     phrasing: str = "calibrated") -> tuple[list[Task], Any, Any, int]:
+                     phrasing: str = "calibrated", evaluation: EvalProtocol = PAPER_PROTOCOL,
+                     ) -> tuple[list[Task], Any, Any, int]:
     """SkillWorld's tasks (in the run's order), simulated model and executor for one
     world seed; and the number of tasks the profile has."""
     from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
 
     params = WorldParams(phrasing=phrasing)
-    tasks, available = ordered(make_tasks(profile, seed=seed, params=params), episodes)
+    tasks, available = ordered(make_tasks(profile, seed=seed, params=params), episodes,
+                               evaluation)
     return tasks, SimLLM(params, seed=seed), SimExecutor(params, seed=seed), available
 
 
@@ -215,11 +252,13 @@ class RunParts:
     judge: Any = None
     learn_judge: Any = None
     info: dict[str, Any] = field(default_factory=dict)
-    """The run's description, written to OUT/run.json (a resume must match it)."""
+    """The run's settings, written to OUT/run.json (a resume must match them)."""
     available: int = 0
     """Tasks the source has (``len(tasks) < available`` when `episodes` cut the list)."""
     usage: Any = None
     """Callable returning cumulative model usage (live runs), for per-episode counts."""
+    judge_llm: Any = None
+    """The GT judge's own model client (live runs; see `ModelSettings`)."""
 
     @property
     def config(self) -> HyperSkillConfig:
@@ -232,6 +271,9 @@ def prepare(spec: RunSpec) -> RunParts:
     Raises ValueError for settings that cannot run (`check_spec`),
     `BenchmarkDataError` for unreadable task files.
     """
+    from functools import partial
+
+    from hyperskill_lite.agent.settings import usage_totals
     from hyperskill_lite.core.embed import encoder_by_name
     from hyperskill_lite.methods import make_method
 
@@ -241,29 +283,36 @@ def prepare(spec: RunSpec) -> RunParts:
                             "config": cfg.to_dict()}
     if not spec.live:
         tasks, llm, executor, available = skillworld_parts(
-            spec.profile, spec.seed, spec.episodes, spec.phrasing)
+            spec.profile, spec.seed, spec.episodes, spec.phrasing, spec.evaluation)
         info.update(world="skillworld", profile=spec.profile, phrasing=spec.phrasing)
-        judge = learn_judge = usage = None
+        judge = learn_judge = usage = judge_llm = None
         if spec.judge == "self":  # SR stays the world's truth; the memory learns from SimLLM
             learn_judge = llm.judge
             info.update(score_judge="world", learn_judge="self")
     else:
-        llm, executor, tasks, available, judge, learn_judge, judges = _live_parts(spec, cfg)
-        usage = llm.usage.totals
+        llm, judge_llm, executor, tasks, available, judge, learn_judge, judges = \
+            _live_parts(spec, cfg)
+        usage = partial(usage_totals, llm, judge_llm)
         info.update(backend=spec.backend, model=llm.model, benchmark=spec.benchmark,
                     tasks=str(spec.tasks or spec.data), judge=spec.judge, **judges,
-                    structured=spec.structured, protocol=spec.protocol,
-                    tools=executor.tools.settings.to_dict())
+                    structured=spec.structured, tool_protocol=spec.protocol,
+                    tools=executor.tools.settings.to_dict(),
+                    model_settings=spec.settings.to_dict())
+        if spec.split is not None:
+            info["split"] = spec.split
     info.update(spec.extra)
+    if spec.evaluation.eval_from is not None and spec.evaluation.eval_from >= len(tasks):
+        raise ValueError(f"--freeze-after/--eval-from {spec.evaluation.eval_from} leaves "
+                         f"nothing to evaluate: the run has {len(tasks)} episodes")
     system = make_method(spec.method, llm, encoder_by_name(spec.encoder), cfg)
     return RunParts(spec, system, tasks, executor, llm, judge, learn_judge, info, available,
-                    usage)
+                    usage, judge_llm)
 
 
 def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     from hyperskill_lite.agent.cassette import Cassette
-    from hyperskill_lite.agent.llm import PromptedLLM
     from hyperskill_lite.agent.loop import AgentExecutor
+    from hyperskill_lite.agent.settings import make_llms
     from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
     from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge
 
@@ -273,20 +322,22 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
             kw["subset"] = None if spec.subset == "all" else int(spec.subset)
         if spec.benchmark == "gaia" and spec.level:
             kw["level"] = list(spec.level)
+        if spec.split is not None:
+            kw["split"] = spec.split
         raw = load_benchmark(spec.benchmark, spec.data, **kw)
         prompt_kind = spec.benchmark
     else:
         raw = load_tasks_jsonl(spec.tasks)
         prompt_kind = "auto"
-    tasks, available = ordered(raw, spec.episodes)
+    tasks, available = ordered(raw, spec.episodes, spec.evaluation)
     cassette = None
     if spec.record:
         cassette = Cassette(spec.record, mode="record")
     elif spec.replay:
         cassette = Cassette(spec.replay, mode="replay")
-    llm = PromptedLLM(spec.base_url, spec.model, benchmark=prompt_kind, cassette=cassette,
-                      temperature=cfg.temperature, structured=spec.structured,
-                      max_tokens=spec.max_tokens)
+    llm, judge_llm = make_llms(spec.settings, base_url=spec.base_url, model=spec.model,
+                               benchmark=prompt_kind, cassette=cassette,
+                               structured=spec.structured)
     settings = spec.tools if spec.tools is not None else ToolSettings()
     source = spec.data if spec.benchmark else spec.tasks
     files_root = (source if source.is_dir() else source.parent) if source else None
@@ -295,24 +346,34 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     llm.tool_names = tools.names  # the decomposition prompt lists exactly these tools
     executor = AgentExecutor(llm, tools, max_steps=spec.max_steps, window=cfg.window,
                              protocol=spec.protocol)
+    if spec.split == "test":  # answers withheld: score nothing, call no judge (a submission)
+        learn = "self" if spec.judge == "self" else "outcome"
+        return (llm, judge_llm, executor, tasks, available, make_judge("none"),
+                make_judge(learn, llm if learn == "self" else None),
+                {"score_judge": "none", "learn_judge": learn})
     has_gold = all(t.answer is not None for t in tasks)
     gt_kind = "llm" if spec.benchmark and has_gold else "exact" if has_gold else "self"
     kind = spec.judge or gt_kind
     if spec.score_judge and not (kind == "self" and has_gold):
         raise ValueError("--score-judge applies to --judge self on data with answers only")
-    judge = make_judge(kind, llm)
+
+    def judge_of(k: str):  # the GT judge on its own client; the self-judge on the agent's
+        return make_judge(k, judge_llm if k == "llm" else llm)
+
+    judge = judge_of(kind)
     learn_judge = None
     judges = {"score_judge": kind, "learn_judge": kind}
     if kind == "self" and has_gold:  # the paper's robustness study: learn from the self-judge,
         score = spec.score_judge or gt_kind  # score SR with the GT run's judge
-        judge, learn_judge = make_judge(score, llm), judge
+        judge, learn_judge = judge_of(score), judge
         judges = {"score_judge": score, "learn_judge": "self"}
-    return llm, executor, tasks, available, judge, learn_judge, judges
+    return llm, judge_llm, executor, tasks, available, judge, learn_judge, judges
 
 
 def probe(parts: RunParts) -> dict[str, Any]:
     """Ask a live server what it supports (structured outputs, native tool calls); the
-    answers, for run.json. SkillWorld runs probe nothing."""
+    answers, for run.json's ``observed`` (the preflight asked already: no new calls).
+    SkillWorld runs probe nothing."""
     if not parts.spec.live:
         return {}
     return {"structured_mode": parts.llm.resolve_structured(),
@@ -321,14 +382,42 @@ def probe(parts: RunParts) -> dict[str, Any]:
             "protocol_probe": parts.executor.protocol_probe}
 
 
-def execute(parts: RunParts) -> list[dict[str, Any]]:
-    """Run (or resume) the run in ``parts.spec.out``; its records, every episode."""
+def check_server(parts: RunParts) -> dict[str, Any]:
+    """The preflight of a live run (agent/preflight.py), to call before its folder is
+    created: raises `PreflightError` (a ValueError: one line, exit 2) when the server
+    cannot serve the run; else what it found, for run.json's ``observed``. SkillWorld
+    runs and replays check nothing."""
+    from hyperskill_lite.agent.preflight import needs_for, preflight_run
+
+    spec = parts.spec
+    if not spec.live or spec.replay is not None:
+        return {}
+    tools = parts.executor.tools.settings
+    needs = {*spec.needs, *needs_for(parts.tasks, media=tools.media)}
+    return preflight_run(parts.llm, parts.judge_llm, executor=parts.executor, needs=needs,
+                         transcription_model=tools.audio_model or "whisper-1",
+                         vision_model=tools.vision_model, vision_base_url=tools.vision_base_url,
+                         audio_base_url=tools.audio_base_url).to_dict()
+
+
+def execute(parts: RunParts, observed: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Run (or resume) the run in ``parts.spec.out``; its records, every episode.
+    `observed` (what `check_server` found) is recorded in run.json with the probes'
+    answers and the transport settings, as this invocation's observation."""
+    from hyperskill_lite.bench import write_submission
     from hyperskill_lite.runner import read_records, run_episodes
 
     spec = parts.spec
-    info = {**parts.info, **probe(parts)}
+    seen = {**(observed or {}), **probe(parts)}
+    if spec.live:
+        seen["transport"] = spec.settings.transport()
     run_episodes(parts.system, parts.tasks, parts.executor, spec.out, judge=parts.judge,
                  learn_judge=parts.learn_judge,
-                 maintain_every=parts.config.maintain_every(len(parts.tasks)), run_info=info,
+                 maintain_every=parts.config.maintain_every(len(parts.tasks)
+                                                            // spec.evaluation.passes),
+                 run_info=parts.info, observed=seen or None, protocol=spec.evaluation,
                  progress=spec.progress, usage=parts.usage)
-    return read_records(spec.out)
+    records = read_records(spec.out)
+    if spec.split == "test":
+        write_submission(records, spec.out)
+    return records

@@ -8,7 +8,13 @@ them (`VARIANTS`); `DESCRIPTIONS` has a line on each.
 `HyperSkillMemory` wires a `HypergraphMemory` to a `MemoryLLM`: `begin` decomposes the
 task (P_0) and runs dual-path retrieval (Eqs. 4-9); `end` extracts skills and a lesson
 from the finished episode and adds the hyperedge with the stats update (§3.4);
-`maintain` prunes and merges (§3.5). Modes select the ablations (Figure 4):
+`maintain` prunes and merges (§3.5). Where a model call fails (our additions, the paper
+has no failures): a failed decomposition still runs the trajectory path (E_traj from
+d_q; the record's "retrieval" says so), a failed extraction still updates the stats of
+what was retrieved, and an episode that errored before its first step adds no
+hyperedge and leaves T_min / T_max alone (Eq. 3). Each hyperedge keeps its task id in
+its meta ("task_id"), so `exclude_self` (the protocol's own-task exclusion) can leave a
+task's earlier hyperedges out of its retrieval. Modes select the ablations (Figure 4):
 
 - ``full``           both paths, co-occurrence ranking (the paper's method);
 - ``no-subtask``     w/o subtask retrieval: no decomposition, E* = E_traj, hyperedges hold
@@ -71,6 +77,7 @@ from hyperskill_lite.types import (
 __all__ = [
     "METHODS",
     "CORE_METHODS",
+    "EXCLUDE_SELF_METHODS",
     "BASELINES",
     "VARIANTS",
     "DESCRIPTIONS",
@@ -115,6 +122,9 @@ class HyperSkillMemory:
         self._pending: dict[str, tuple[list[str], object]] = {}
         self.llm_calls = 0
         """Model calls this memory made (decompose, extract, merge), for cost accounting."""
+        self.exclude_self = False
+        """When True, a task never retrieves a hyperedge an earlier episode of the same
+        task id wrote (the evaluation protocol's ``exclude_self``; the runner sets it)."""
 
     @property
     def config(self) -> HyperSkillConfig:
@@ -124,11 +134,27 @@ class HyperSkillMemory:
         return self.mode in ("full", "no-trajectory")
 
     def begin(self, task: Task) -> MemoryContext:
+        """Decompose (P_0) and retrieve (Eqs. 4-9). A decomposition whose model call
+        fails leaves P_0 empty: the trajectory path still runs on d_q (in the
+        no-trajectory ablation nothing is left), and the context's meta says so: its
+        "errors" (the runner records them) and "record" ({"fallback": ...})."""
         plan: list[str] = []
+        record: dict[str, Any] = {}
+        errors: list[str] = []
         if self._plans():
             self.llm_calls += 1
-            plan = list(self.llm.decompose(task))
-        retrieval = retrieve(self.memory, task.text, plan, mode=self.mode)
+            try:
+                plan = list(self.llm.decompose(task))
+            except LLMError as exc:
+                left = ("the trajectory path only (E_traj from the task text)"
+                        if self.mode == "full" else "no path (this ablation has no "
+                        "trajectory path)")
+                record["fallback"] = f"decomposition failed: retrieval ran {left}"
+                errors.append(f"{exc} (retrieval ran {left})")
+        own = (self.memory.edge_ids_where("task_id", task.id) if self.exclude_self else [])
+        retrieval = retrieve(self.memory, task.text, plan, mode=self.mode, exclude_edges=own)
+        if retrieval.excluded_edge_ids:
+            record["excluded"] = list(retrieval.excluded_edge_ids)
         self._pending[task.id] = (plan, retrieval)
         return MemoryContext(
             text=retrieval.context,
@@ -136,13 +162,26 @@ class HyperSkillMemory:
             retrieved=list(retrieval.retrieved_ids),
             plan=plan,
             llm_calls=1 if self._plans() else 0,
+            meta={k: v for k, v in (("record", record), ("errors", errors)) if v},
         )
 
     def end(self, task: Task, episode: Episode) -> dict[str, Any]:
         """Extract skills and the lesson, add the hyperedge with the stats update, and
-        return what the update did for the run's record: {"skills": [{"name", "content",
-        "polarity", "node", "dedup", "cosine"}], "dedup": count} (`last_update`)."""
+        return what the update did for the run's record: {"edge": its id, "skills":
+        [{"name", "content", "polarity", "node", "dedup", "cosine"}], "dedup": count}
+        (`last_update`). The hyperedge's meta holds the task id ("task_id").
+
+        An episode that errored before its first step (``episode.error`` and 0 steps: the
+        agent never acted) is not extracted and adds no hyperedge; the elements its
+        retrieval used count the failed retrieval (nu, sigma) but its 0 steps enter
+        neither T_min / T_max nor T_bar (Eq. 3): {"edge": None, "skills": [], "dedup":
+        0, "no_steps": True}."""
         plan, retrieval = self._pending.pop(task.id, ([], None))
+        if episode.error and int(episode.steps) == 0:
+            if retrieval is not None:
+                self.memory.record_use(retrieval, bool(episode.success), 0,
+                                       steps_observed=False)
+            return {"edge": None, "skills": [], "dedup": 0, "no_steps": True}
         self.llm_calls += 1
         try:
             extraction = self.llm.extract(task, episode)
@@ -163,10 +202,11 @@ class HyperSkillMemory:
             steps=episode.steps,
             calls=episode.calls,
             retrieval=retrieval,
-            meta=dict(extraction.meta),
+            meta={**extraction.meta, "task_id": task.id},
         )
         placed = self.memory.last_update["skills"]
         return {
+            "edge": self.memory.last_update["edge"],
             "skills": [
                 {"content": s.content, "polarity": s.polarity, **where}
                 for s, where in zip(extraction.skills, placed)
@@ -216,6 +256,10 @@ METHODS: dict[str, Factory] = {
 
 CORE_METHODS = ("hyperskill", "hyperskill-no-subtask", "hyperskill-no-trajectory", "flat", "no-memory")
 """HyperSkill, its three ablations and the no-memory reference: the demo's five rows."""
+
+EXCLUDE_SELF_METHODS = CORE_METHODS
+"""The methods that can run under own-task exclusion (`EvalProtocol.exclude_self`): the
+HyperSkill modes (`HyperSkillMemory.exclude_self`) and no-memory, which stores nothing."""
 
 BASELINES = (
     "reasoningbank",

@@ -162,7 +162,8 @@ def test_harness_smoke_run_writes_json_and_markdown(tmp_path):
     out = tmp_path / "results"
     res = run_all.main(
         ["--sizes", "40", "80", "--queries", "6", "--naive-max", "40", "--no-structured",
-         "--no-peak", "--no-workflow", "--skillworld-edges", "20", "--out", str(out)]
+         "--no-peak", "--no-workflow", "--skillworld-edges", "20", "--no-live", "--out",
+         str(out)]
     )  # fmt: skip
     data = json.loads((out / "perf.json").read_text())
     assert data["sizes"].keys() == {"40", "80"} and data == json.loads(json.dumps(res))
@@ -268,3 +269,22 @@ def test_structured_maintenance_benchmark_runs_at_a_tiny_size():
          "300", "--no-trace"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "validate() after maintain: ok" in done.stdout
+
+
+def test_live_throughput_smoke_run_and_its_report():
+    """bench_live.py at a tiny size: two streams against the stand-in server in its own
+    process, every episode done, the speed-up computed and rendered (no timing asserted)."""
+    import bench_live
+
+    res = bench_live.measure_all([2], latency=0.01, slots=2, llama=False)
+    rows = res["streams"]["rows"]
+    assert [r["streams"] for r in rows] == [1, 2]
+    assert [r["episodes"] for r in rows] == [4, 8] and all(r["errors"] == 0 for r in rows)
+    assert rows[0]["speedup"] == pytest.approx(1.0) and rows[1]["speedup"] > 0
+    assert all(r["model_calls"] >= 4 * r["episodes"] for r in rows)  # decompose, act, ...
+    assert res["llama"] == {"skipped": "--no-llama"}
+    (target, llama) = report.live_targets(res)
+    assert target["ok"] is None and "N = 2:" in target["measured"]  # N = 32 was not run
+    assert llama["ok"] is None and "--no-llama" in llama["measured"]
+    md = "\n".join(report.live_markdown(res))
+    assert "## Live throughput" in md and md.count("\n| 2 |") == 1

@@ -4,8 +4,8 @@ cap, the off switch, and phi as a pure function of the text."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +51,7 @@ def test_an_encoder_reads_what_another_process_wrote(tmp_path, monkeypatch):
     assert Path(first.disk_cache().path).parent == tmp_path
 
 
-def test_a_corrupt_cache_file_is_set_aside_never_fatal(tmp_path, monkeypatch):
+def test_a_corrupt_cache_file_is_set_aside_never_fatal(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("HYPERSKILL_CACHE", str(tmp_path))
     enc = HashingEncoder(dim=16)
     enc.persistent = True
@@ -63,23 +63,21 @@ def test_a_corrupt_cache_file_is_set_aside_never_fatal(tmp_path, monkeypatch):
         Path(str(path) + extra).unlink(missing_ok=True)
     fresh = HashingEncoder(dim=16)
     fresh.persistent = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with caplog.at_level(logging.WARNING, logger="hyperskill_lite"):
         X = fresh.encode(["one", "two", "three"])
     assert X.shape == (3, 16) and fresh.n_encoded == 3
-    assert any("unreadable" in str(w.message) for w in caught)
+    assert any("unreadable" in r.getMessage() for r in caplog.records)
     assert list(tmp_path.glob("*.corrupt-*")), "the damaged file is kept aside"
     assert len(fresh.disk_cache()) == 3  # a new, working file
 
 
-def test_a_cache_that_cannot_be_opened_turns_itself_off(tmp_path):
+def test_a_cache_that_cannot_be_opened_turns_itself_off(tmp_path, caplog):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
     c = DiskCache(blocker, "enc", "v1", dim=4)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with caplog.at_level(logging.WARNING, logger="hyperskill_lite"):
         assert c.get(["a"]) == {} and c.put(["a"], _vecs(1)) == 0
-    assert not c.enabled and any("off for this process" in str(w.message) for w in caught)
+    assert not c.enabled and any("off for this process" in r.getMessage() for r in caplog.records)
 
 
 def _worker(args):

@@ -61,7 +61,7 @@ def test_help_lists_the_subcommands(capsys):
 def test_live_run_records_then_replays_offline(tmp_path, env, capsys):
     tasks = _tasks_file(tmp_path)
     cassette = tmp_path / "cassette.jsonl"
-    with ScriptedServer(prompt_aware_responder, api_key=SENTINEL) as server:
+    with ScriptedServer(prompt_aware_responder, api_key=SENTINEL, model="scripted") as server:
         args = ["run", "--backend", "openai", "--base-url", server.base_url, "--model", "scripted",
                 "--tasks", str(tasks), "--method", "hyperskill", "--episodes", "4",
                 "--encoder", "hashing", "--no-progress", "--judge", "exact"]
@@ -92,7 +92,7 @@ def test_malformed_reply_is_recorded_and_the_run_goes_on(tmp_path, env):
     path.write_text(json.dumps({"id": "a", "question": "The first question?", "answer": "42"})
                     + "\n" + json.dumps({"id": "b", "question": "The second one?", "answer": "42"})
                     + "\n")
-    with ScriptedServer(responder) as server:
+    with ScriptedServer(responder, model="m") as server:
         rc = main(["run", "--backend", "openai", "--base-url", server.base_url, "--model", "m",
                    "--tasks", str(path), "--method", "hyperskill", "--encoder", "hashing",
                    "--no-progress", "--out", str(tmp_path / "run")])
@@ -105,7 +105,7 @@ def test_malformed_reply_is_recorded_and_the_run_goes_on(tmp_path, env):
 
 def test_synthetic_webwalkerqa_run_against_the_scripted_server(tmp_path, env):
     data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
-    with ScriptedServer(prompt_aware_responder) as server:
+    with ScriptedServer(prompt_aware_responder, model="m") as server:
         rc = main(["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
                    "--backend", "openai", "--base-url", server.base_url, "--model", "m",
                    "--method", "hyperskill", "--encoder", "hashing", "--no-progress",
@@ -123,7 +123,7 @@ def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tm
     base = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
             "--backend", "openai", "--model", "m", "--method", "hyperskill",
             "--encoder", "hashing", "--no-progress"]
-    with ScriptedServer(prompt_aware_responder) as server:
+    with ScriptedServer(prompt_aware_responder, model="m") as server:
         url = ["--base-url", server.base_url]
         assert main([*base, *url, "--out", str(tmp_path / "gt")]) == 0
         assert main([*base, *url, "--judge", "self", "--out", str(tmp_path / "self")]) == 0
@@ -173,7 +173,7 @@ def test_compare_prints_a_table_with_deltas(capsys):
 def test_a_gaia_run_reads_pages_over_http_without_extra_flags(tmp_path, env):
     """The paper's harness gives the agent crawl_page on every benchmark; so does `run`."""
     data = ROOT / "data" / "fixtures" / "gaia"
-    with ScriptedServer(prompt_aware_responder) as server:
+    with ScriptedServer(prompt_aware_responder, model="m") as server:
         rc = main(["run", "--benchmark", "gaia", "--data", str(data), "--backend", "openai",
                    "--base-url", server.base_url, "--model", "m", "--method", "hyperskill",
                    "--encoder", "hashing", "--no-progress", "--episodes", "1",

@@ -77,9 +77,12 @@ def test_compare_runs_every_method_and_every_seed(tmp_path):
         (m, s) for m in DEFAULT_METHODS for s in (0, 1)
     ]
     assert all(r["N"] == 8 for r in rows)
-    lines = table.splitlines()
+    main, paired = table.split("\n\n")
+    lines = main.splitlines()
     assert "NOT the paper's numbers" in lines[0]
     assert [ln.split()[0] for ln in lines[2:]] == list(DEFAULT_METHODS)
+    # then each method's paired SR difference to no-memory, one row per method
+    assert [ln.split()[0] for ln in paired.splitlines()[2:]] == list(DEFAULT_METHODS[1:])
     # the no-memory row is the reference: its figures are the records' means
     recs = read_records(tmp_path / "webwalker" / "no-memory" / "seed-1")
     nm = next(r for r in rows if r["method"] == "no-memory" and r["seed"] == 1)
@@ -105,7 +108,7 @@ def test_compare_runs_every_method_and_every_seed(tmp_path):
 def test_compare_adds_the_reference_and_takes_explicit_seeds():
     table, rows = compare("gaia", 5, [3], methods=["memp"], encoder=ENC)
     assert [(r["method"], r["seed"]) for r in rows] == [("no-memory", 3), ("memp", 3)]
-    assert "(" in table.splitlines()[-1]  # memp's row carries deltas
+    assert "(" in table.split("\n\n")[0].splitlines()[-1]  # memp's row carries deltas
 
 
 def test_compare_refuses_bad_input():
@@ -171,3 +174,31 @@ def test_compare_in_parallel_needs_an_encoder_a_worker_can_rebuild():
     custom.name = "my-encoder"
     with pytest.raises(ValueError, match="jobs=2 needs an encoder a worker can rebuild"):
         compare("gaia", 2, 2, methods=["no-memory"], encoder=custom, jobs=2)
+
+
+def test_the_paired_table_is_the_bootstrap_of_the_records(tmp_path):
+    """compare's paired differences are stats.paired_differences over the runs' records,
+    paired by (seed, order) cell and task, drawn from default_rng(stats_seed)."""
+    from hyperskill_lite.compare import paired_table
+    from hyperskill_lite.stats import outcome_map, paired_differences
+
+    table, rows = compare("xbench", 30, 2, methods=["hyperskill", "flat"], encoder=ENC,
+                          out=tmp_path, reference="flat", stats_seed=3, n_boot=500)
+    outcomes = {m: {(s, 42): outcome_map(read_records(tmp_path / "xbench" / m / f"seed-{s}"))
+                    for s in (0, 1)} for m in ("no-memory", "hyperskill", "flat")}
+    rng = np.random.default_rng(3)
+    want = paired_differences(outcomes, "no-memory", rng, ["hyperskill", "flat"], n_boot=500)
+    want += paired_differences(outcomes, "flat", rng, ["hyperskill"], n_boot=500)
+    text, got = paired_table(rows, reference="flat", stats_seed=3, n_boot=500)
+    assert got == want and text in table
+    hs = next(r for r in rows if r["method"] == "hyperskill" and r["seed"] == 0)
+    nm = next(r for r in rows if r["method"] == "no-memory" and r["seed"] == 0)
+    assert got[0].diff == pytest.approx(
+        (sum(r["SR"] for r in rows if r["method"] == "hyperskill")
+         - sum(r["SR"] for r in rows if r["method"] == "no-memory")) / 2)
+    assert [o[1] for o in hs["outcomes"]] == [o[1] for o in nm["outcomes"]]  # same tasks
+    doc = json.loads((tmp_path / "compare.json").read_text())
+    assert [(d["method"], d["reference"]) for d in doc["paired"]] == [
+        ("hyperskill", "no-memory"), ("flat", "no-memory"), ("hyperskill", "flat")]
+    with pytest.raises(ValueError, match="the reference 'awm' must be one of the methods"):
+        compare("xbench", 3, 1, methods=["flat"], encoder=ENC, reference="awm")

@@ -519,7 +519,7 @@ def test_cli_run_with_fuzz_replies_exits_0_and_records_every_episode(tmp_path, m
         "".join(json.dumps({"id": t.id, "question": t.question}) + "\n" for t in _tasks(8))
     )
     responder = FuzzResponder(CONTENT)
-    with ScriptedServer(responder) as srv:
+    with ScriptedServer(responder, model="m") as srv:
         rc = main(
             [
                 "run",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from hyperskill_lite.agent.llm import (
+    ChatReply,
     LLMConnectionError,
     LLMRequestError,
     LLMResponseError,
@@ -180,15 +182,79 @@ def test_retries_on_timeout_and_unreadable_body():
     assert llm.usage.retries == 2
 
 
-def test_exponential_backoff_waits_between_attempts():
-    import time
+def test_retries_wait_with_full_jitter_from_the_clients_own_generator():
+    import random
 
+    state = random.getstate()
     with ScriptedServer([error(500), error(500), text(json.dumps(STEPS))]) as srv:
-        llm = llm_for(srv, retry_base_delay=0.1)
-        t0 = time.monotonic()
+        llm = llm_for(srv, retry_base_delay=0.05, retry_seed=7)
         llm.decompose(TASK)
-        waited = time.monotonic() - t0
-    assert waited >= 0.1 + 0.2  # base * 2**0 + base * 2**1
+        times = list(srv.times)
+    assert random.getstate() == state  # the global generator was not touched
+    assert len(times) == 3 and llm.usage.retries == 2
+    # the same seed draws the same waits; each lies in [0, base * 2**i]
+    from hyperskill_lite.agent.retry import Backoff
+
+    b = Backoff(0.05, 30.0, seed=7)
+    waits = [b.delay(0), b.delay(1)]
+    assert 0 <= waits[0] <= 0.05 and 0 <= waits[1] <= 0.1
+    assert times[1] - times[0] >= waits[0] and times[2] - times[1] >= waits[1]
+
+
+def test_two_clients_built_alike_do_not_retry_in_lock_step():
+    from hyperskill_lite.agent.retry import Backoff
+
+    a, b = Backoff(1.0, 30.0), Backoff(1.0, 30.0)  # no seed: each from the OS
+    assert [a.delay(i) for i in range(6)] != [b.delay(i) for i in range(6)]
+    seeded = [Backoff(1.0, 30.0, seed=3).delay(i) for i in range(6)]
+    assert seeded == [Backoff(1.0, 30.0, seed=3).delay(i) for i in range(6)]
+    assert all(0 <= d <= min(30.0, 2.0**i) for i, d in enumerate(seeded))
+
+
+@pytest.mark.parametrize("header", ["seconds", "http-date"])
+def test_a_429_with_retry_after_is_honoured(header):
+    """The client waits at least what Retry-After asks (measured from the server's own
+    arrival times), although its jittered backoff alone would wait at most 1 ms."""
+    from email.utils import formatdate
+
+    wait = 1.0
+    value = "1" if header == "seconds" else formatdate(time.time() + 3.0, usegmt=True)
+    with ScriptedServer([error(429, headers={"Retry-After": value}),
+                         text(json.dumps(STEPS))]) as srv:
+        llm = llm_for(srv, retry_base_delay=0.001)
+        assert len(llm.decompose(TASK)) == 2
+        times = list(srv.times)
+    assert len(times) == 2
+    # an HTTP date has one-second resolution: it asks for at least one second from now
+    assert times[1] - times[0] >= wait
+
+
+def test_reasoning_content_is_kept_apart_from_the_answer():
+    from hyperskill_lite.agent.scripted_server import Reply
+
+    with ScriptedServer([Reply(content=json.dumps(STEPS), reasoning="Let me think: two steps.")]
+                        ) as srv:
+        llm = llm_for(srv)
+        reply = llm.chat([{"role": "user", "content": "plan"}], op="decompose")
+    assert reply.reasoning == "Let me think: two steps."
+    assert "reasoning_content" not in reply.message and "think" not in reply.content
+    assert ChatReply.from_dict(reply.to_dict()) == reply
+
+
+def test_each_call_is_logged_with_operation_status_latency_and_tokens(caplog):
+    with ScriptedServer([error(503), text(json.dumps(STEPS))]) as srv:
+        llm = llm_for(srv)
+        with caplog.at_level("INFO", logger="hyperskill_lite"):
+            llm.decompose(TASK)
+    calls = [r.getMessage() for r in caplog.records
+             if r.getMessage().startswith("call op=decompose")]
+    assert len(calls) == 1
+    line = calls[0]
+    for part in ("op=decompose", "status=200", "latency_ms=", "prompt_tokens=",
+                 "completion_tokens=", "retries=1"):
+        assert part in line
+    assert any(r.getMessage().startswith("retry op=decompose") for r in caplog.records)
+    assert SENTINEL not in caplog.text
 
 
 def test_persistent_failure_gives_a_clear_error_without_the_key():

@@ -819,3 +819,34 @@ def test_candidates_decided_in_float64_at_the_threshold():
     ref = naive_candidates(Z, pol, 0.85)
     assert [(i, j) for i, j, _ in got] == [(i, j) for i, j, _ in ref] == [(4, 5), (0, 1)]
     np.testing.assert_allclose([s for *_, s in got], [0.85 + 3e-9, 0.85 + 1e-9], atol=1e-13)
+
+
+def test_merge_scope_all_is_eq_14_literally_and_may_merge_across_polarity():
+    """merge_scope="all" compares every pair (Eq. 14 as written); a strategy-mistake pair
+    merges into the polarity of the node retrieved more often, the row says so, and the
+    memory stays valid. The default keeps polarities apart (our addition)."""
+    from hyperskill_lite.core.maintenance import merge
+
+    cfg = CFG.replace(dedup_scope="same_polarity", merge_scope="all")
+    mem = build_memory(cfg)
+    nodes, _ = snapshot(mem)
+    B_s, skill_ids, _, sizes = mem.skill_incidence()
+    Zt = propagate(cooccurrence_matrix(B_s, sizes, mem.gammas(skill_ids)),
+                   mem.skill_embeddings(skill_ids), alpha=cfg.alpha, L=cfg.L)
+    expected = [(skill_ids[i], skill_ids[j])
+                for i, j, _ in merge_candidates(Zt, ["any"] * len(skill_ids), 0.85)]
+    rows = merge(mem, TemplateMerger())
+    assert [(r["a"], r["b"]) for r in rows] == expected
+    cross = [r for r in rows if r["cross_polarity"]]
+    assert cross  # the identical-text twins of opposite polarity are merged now
+    mem.validate()
+    for r in cross:
+        a, b, new = nodes[r["a"]], nodes[r["b"]], mem.node(r["new_id"])
+        assert a.polarity != b.polarity
+        kept = a.polarity if a.nu >= b.nu else b.polarity
+        assert new.polarity == r["polarity"] == kept
+        assert new.nu == a.nu + b.nu
+    default = merge(build_memory(CFG.replace(dedup_scope="same_polarity")), TemplateMerger())
+    assert not any(r["cross_polarity"] for r in default)
+    with pytest.raises(ValueError, match="merge_scope"):
+        HyperSkillConfig(merge_scope="some")

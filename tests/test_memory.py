@@ -537,3 +537,43 @@ def test_nodes_bulk_equals_one_by_one(worked):
         worked.nodes(["s1", "e2"])
     with pytest.raises(KeyError, match="'u99'"):
         worked.nodes(["s1", "u99", "s98"])
+
+
+# ---------------------------------------------------------------- issue 33 additions
+
+
+def test_an_episode_without_steps_leaves_the_t_range_and_t_bar_alone(hashing):
+    """record_use(steps_observed=False): an episode that errored before its first step
+    counts the retrieval (nu) and the failure (sigma) but not its 0 steps (Eq. 3)."""
+    mem = HypergraphMemory(hashing)
+    s = Skill("Official Source First", "Prefer the statistics office.")
+    mem.add_trajectory("T1 population of Lyon", ["search the office"], [s], "L", True, 4)
+    mem.add_trajectory("T2 population of Nantes", ["search the office"], [s], "L", True, 8)
+    r = retrieve(mem, "population of Lyon", ["search the office"])
+    used = r.retrieved_ids
+    before = {v.id: (v.nu, v.sigma, v.mean_steps) for v in mem.nodes(
+        [i for i in used if not i.startswith("e")])}
+    assert mem.record_use(r, False, 0, steps_observed=False) == len(set(used))
+    assert mem.t_range == (4.0, 8.0)  # T_min did not drop to 0
+    for i, (nu, sigma, tbar) in before.items():
+        v = mem.node(i)
+        assert (v.nu, v.sigma, v.mean_steps) == (nu + 1, sigma, tbar)
+    mem.record_use(r, False, 0)  # an observed 0-step episode does widen the range
+    assert mem.t_range == (0.0, 8.0)
+    mem.validate()
+
+
+def test_edge_ids_where_and_a_cross_polarity_merge_needs_a_polarity(hashing):
+    mem = HypergraphMemory(hashing)
+    mem.add_trajectory("T1", ["a"], [Skill("Check Twice", "Verify.", "success")], "L", True, 2,
+                       meta={"task_id": "t1"})
+    mem.add_trajectory("T2", ["b"], [Skill("Skip Checks", "Trust it.", "failure")], "L", False,
+                       3, meta={"task_id": "t2"})
+    mem.add_trajectory("T1", ["a"], [], "L", True, 2, meta={"task_id": "t1"})
+    assert mem.edge_ids_where("task_id", "t1") == ["e1", "e3"]
+    assert mem.edge_ids_where("task_id", "none") == []
+    with pytest.raises(ValueError, match="give the merged node's polarity"):
+        mem.merge_nodes("s1", "s2", Skill("M", "x."))
+    new = mem.merge_nodes("s1", "s2", Skill("M", "x."), polarity="failure")
+    assert mem.node(new).polarity == "failure" and mem.node(new).nu == 0
+    mem.validate()

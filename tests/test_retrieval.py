@@ -294,3 +294,20 @@ def test_random_memories_match_reference(discrete_encoder, trajs, query, mode, k
     assert list(r.kappa.items()) == list(kappa.items())
     assert r.skill_ids == s_q
     assert len(r.context_items) == sum(1 for e in e_star if mem.edge(e).lesson) + len(s_q)
+
+
+def test_excluded_hyperedges_leave_both_paths_and_budgets_fill_from_the_rest(worked):
+    """Own-task exclusion (issue 33): without e3, R_u loses u4 (e3's only subtask node)
+    and takes u2 and u5 (tied at 0.6); E_traj takes e1 then e2 (e2 and e4 tie at 0,
+    creation order); E* = [e1, e2, e4]."""
+    r = retrieve(worked, "Q", ["qa", "qb"], exclude_edges=["e3", "e99"])
+    assert r.excluded_edge_ids == ["e3"]  # an id not in the memory is ignored
+    assert r.subtask_ids == ["u2", "u5"]
+    assert (r.subtask_edge_ids, r.trajectory_edge_ids) == (["e2", "e4"], ["e1", "e2"])
+    assert r.edge_ids == ["e1", "e2", "e4"] and "e3" not in r.retrieved_ids
+    assert retrieve(worked, "Q", ["qa", "qb"], exclude_edges=()).edge_ids == ["e1", "e3", "e2"]
+    every = retrieve(worked, "Q", ["qa", "qb"], exclude_edges=worked.edge_ids())
+    assert every.retrieved_ids == [] and every.context == ""
+    # flat mode: s3 (Direct Lookup) is held only by e1, so it goes; s1 and s2 stay
+    flat = retrieve(worked, "Q", [], mode="flat", k_s=3, exclude_edges=["e1"])
+    assert "s3" not in flat.skill_ids and flat.skill_ids[:2] == ["s4", "s1"]

@@ -19,7 +19,14 @@ from hyperskill_lite.core.embed import (
     setup_seconds,
 )
 from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import RunError, read_records, run_episodes, shuffled, summarize
+from hyperskill_lite.runner import (
+    RunError,
+    read_records,
+    run_episodes,
+    shuffled,
+    summarize,
+    summary_table,
+)
 from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
 N = 24
@@ -176,3 +183,96 @@ def test_a_lazy_model_load_is_setup_time_not_task_latency(tmp_path, monkeypatch)
     assert sum(r["seconds"] for r in recs) + maint + loaded <= wall + 1e-4
     assert summarize(recs)["Latency"] == pytest.approx(
         np.mean([r["seconds"] for r in recs]) + maint / len(recs))
+
+
+# ---------------------------------------------------------------- memory health (issue 33)
+
+
+def test_every_run_reports_its_memory_health(tmp_path):
+    recs, system = _run(tmp_path / "a", n=N)
+    assert all(isinstance(r["injected"], int) for r in recs)
+    assert recs[0]["injected"] == 0 and any(r["injected"] for r in recs[1:])
+    s = summarize(recs)
+    new = sum(not sk["dedup"] for r in recs for sk in r["update"]["skills"])
+    assert s["Inserted"] == new > 0
+    assert s["Dedup"] == sum(r["update"]["dedup"] for r in recs)
+    assert s["Merged"] == sum(r.get("maintenance", {}).get("merged", 0) for r in recs)
+    assert s["Pruned"] == sum(r.get("maintenance", {}).get("pruned", 0) for r in recs)
+    assert s["NonEmpty"] == pytest.approx(100 * np.mean([r["injected"] > 0 for r in recs]))
+    assert s["Injected"] == pytest.approx(np.mean([r["injected"] for r in recs]))
+    assert s["EmptyStore"] == 0.0 and not any("health_warning" in r for r in recs)
+    # a method that reports no updates: insertions are the growth of its store
+    memp, _ = _run(tmp_path / "memp", method="memp", n=N)
+    h = summarize(memp)
+    assert h["Inserted"] == memp[-1]["sizes"]["procedures"] + memp[-1]["sizes"]["revisions"]
+    assert np.isnan(h["Dedup"])
+
+
+def test_a_method_that_stores_nothing_raises_the_alarm(tmp_path, caplog):
+    """AWM learns workflows from successes only; under a judge that rejects every
+    episode it stores nothing, which the runner logs and records after 10 % of the
+    tasks (ceil(0.1 x 24) = 3: after the third)."""
+    tasks = shuffled(make_tasks("xbench", seed=3), seed=42)[:N]
+    system = make_method("awm", SimLLM(seed=3), HashingEncoder(dim=256, seed=0))
+    with caplog.at_level("WARNING", logger="hyperskill_lite.runner"):
+        recs = run_episodes(system, tasks, SimExecutor(seed=3), tmp_path / "awm",
+                            judge=lambda task, episode: False, progress=False)
+    warned = [r for r in recs if r.get("health_warning")]
+    assert [r["index"] for r in warned] == [2]
+    assert warned[0]["health_warning"]["stored_nothing"] is True
+    assert [rec.name for rec in caplog.records] == ["hyperskill_lite.runner"]
+    assert "awm has stored nothing after 3 task(s)" in caplog.records[0].getMessage()
+    s = summarize(recs)
+    assert s["EmptyStore"] == 1.0 and s["Inserted"] == 0 and s["NonEmpty"] == 0
+    assert "WARNING: it stored nothing" in summary_table({"awm": s}, baseline=None, health=True)
+    # no-memory keeps no store at all: never warned
+    with caplog.at_level("WARNING", logger="hyperskill_lite.runner"):
+        caplog.clear()
+        _run(tmp_path / "nm", method="no-memory", n=6)
+    assert caplog.records == []
+
+
+# ---------------------------------------------------------------- recovery (issue 33)
+
+
+def test_a_corrupt_run_says_how_to_recover_and_the_restore_resumes_exactly(tmp_path):
+    ref, _ = _run(tmp_path / "ref")
+    out = tmp_path / "a"
+    _run(out)
+    path = out / "episodes.jsonl"
+    lines = path.read_text().splitlines()
+    lines[13] = "{not json"  # damage episode 14; checkpoints follow episodes 3, 6, ..., 24
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(RunError) as exc:
+        _run(out)
+    msg = str(exc.value)
+    assert "episodes.jsonl: line 14 is not valid JSON" in msg
+    assert "checkpoints/maint-0012" in msg and "keep episodes 1-12" in msg
+    assert "python -m hyperskill_lite.runner restore" in msg and "new --out" in msg
+    done = subprocess.run([sys.executable, "-m", "hyperskill_lite.runner", "restore", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "after episode 12" in done.stdout
+    assert (out / "episodes.jsonl.before-restore").read_text().count("\n") == N  # kept
+    assert len(read_records(out)) == 12
+    again, _ = _run(out)  # the same command resumes at episode 13
+    assert _strip(again) == _strip(ref)
+    assert _memory_files(out / "state" / "memory") == _memory_files(tmp_path / "ref" / "state"
+                                                                    / "memory")
+
+
+def test_records_without_a_state_name_the_checkpoint_or_a_new_out(tmp_path):
+    import shutil
+
+    _run(tmp_path / "a", n=6)
+    shutil.rmtree(tmp_path / "a" / "state")
+    with pytest.raises(RunError, match=r"no saved state; cannot resume; to keep episodes 1-6"):
+        _run(tmp_path / "a", n=6)
+    _run(tmp_path / "b", n=2)
+    shutil.rmtree(tmp_path / "b" / "state")
+    shutil.rmtree(tmp_path / "b" / "checkpoints")  # nothing to go back to
+    with pytest.raises(RunError, match="no checkpoint of .* start afresh with a new --out"):
+        _run(tmp_path / "b", n=2)
+    from hyperskill_lite.runner import restore_checkpoint
+
+    with pytest.raises(RunError, match="no checkpoint 'maint-0099'; it has maint-0001, maint-0002, "):
+        restore_checkpoint(tmp_path / "a", "maint-0099")

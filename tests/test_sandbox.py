@@ -4,6 +4,7 @@ cwd) under both isolations, and what bubblewrap contains (home, network)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -220,14 +221,15 @@ def test_bwrap_code_still_computes_and_prints(contained):
     assert contained.mode == "bwrap" and contained.fallback_reason is None
 
 
-def test_missing_bwrap_falls_back_to_process_limits_with_one_warning(capsys, tmp_path):
+def test_missing_bwrap_falls_back_to_process_limits_with_one_warning(caplog, tmp_path):
     sandbox_module._WARNED.clear()
-    sb = PythonSandbox(timeout=5, isolation="bwrap", bwrap=str(tmp_path / "no-bwrap"))
-    assert sb.run("print(3 * 3)") == "9\n"
+    with caplog.at_level(logging.WARNING, logger="hyperskill_lite"):
+        sb = PythonSandbox(timeout=5, isolation="bwrap", bwrap=str(tmp_path / "no-bwrap"))
+        assert sb.run("print(3 * 3)") == "9\n"
+        PythonSandbox(timeout=5, bwrap=str(tmp_path / "no-bwrap")).run("print(1)")
     assert sb.mode == "process" and sb.fallback_reason == "bwrap (bubblewrap) is not installed"
-    PythonSandbox(timeout=5, bwrap=str(tmp_path / "no-bwrap")).run("print(1)")
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("warning: python tool: bwrap (bubblewrap) is not "
-                                               "installed; running it with process limits only")
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith("python tool: bwrap (bubblewrap) is not "
+                                                 "installed; running it with process limits only")
     with pytest.raises(ValueError, match="sandbox isolation must be one of bwrap, process"):
         PythonSandbox(isolation="docker")

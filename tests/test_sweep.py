@@ -280,3 +280,79 @@ def test_a_killed_ray_worker_then_a_rerun_completes_with_identical_records(local
     results, _ = run_sweep(tmp / "sweep.toml", out, executor="ray", jobs=2, log=None)
     assert all(r.status in ("done", "skipped") for r in results)
     assert records(out) == records(tmp / "out")
+
+
+# --------------------------------------------------------------------------- live cells
+def _live_spec(base_url: str, **backbone):
+    """The 2 x 2 live grid (hyperskill, no-memory x seeds 0, 1) on the GAIA fixture."""
+    from hyperskill_lite.sweep.spec import Backbone, Benchmark, SweepSpec
+
+    return SweepSpec(methods=["hyperskill", "no-memory"], seeds=[0, 1], encoder="hashing",
+                     benchmarks=[Benchmark("gaia", str(ROOT / "data" / "fixtures" / "gaia"),
+                                           "exact")],
+                     backbones=[Backbone("standin", "m", base_url, **backbone)])
+
+
+def test_live_cells_run_as_threads_each_in_order_with_its_own_log(tmp_path, monkeypatch):
+    from hyperskill_lite.agent.scripted_server import ScriptedServer, direct_responder
+    from hyperskill_lite.runner import read_records
+    from hyperskill_lite.sweep.execute import run_cells
+
+    monkeypatch.setenv("SWEEP_TEST_KEY", "sk-test-SWEEP-0123456789abcdef")
+    spec = _live_spec("", max_concurrent=4, key_env="SWEEP_TEST_KEY",
+                      settings=(("temperature", 0.1),))
+    with ScriptedServer(direct_responder, models=["m"],
+                        api_key="sk-test-SWEEP-0123456789abcdef") as srv:
+        spec.backbones[0] = type(spec.backbones[0])(**{**spec.backbones[0].__dict__,
+                                                       "base_url": srv.base_url})
+        results = run_cells(spec, tmp_path / "out", jobs=4)
+        temps = {r["temperature"] for r in srv.requests}
+    assert [r.status for r in results] == ["done"] * 4
+    assert temps == {0.1}
+    for r in results:
+        folder = tmp_path / "out" / r.cell.key
+        recs = read_records(folder)
+        assert [x["index"] for x in recs] == [0, 1, 2, 3]  # one stream: strictly in order
+        assert all(x["error"] is None for x in recs)
+        log = (folder / "run.log").read_text()
+        assert f"cell {r.cell.key}:" in log and "[cell_" in log  # a thread, not a process
+        others = [c.cell.key for c in results if c.cell.key != r.cell.key]
+        assert not any(f"cell {k}:" in log for k in others)  # only its own records
+    # a rerun skips every finished cell
+    again = run_cells(spec, tmp_path / "out", jobs=4)
+    assert [r.status for r in again] == ["skipped"] * 4
+
+
+def test_a_live_cell_whose_every_episode_failed_is_a_failed_cell(tmp_path):
+    from hyperskill_lite.agent.scripted_server import ScriptedServer, error
+    from hyperskill_lite.sweep.execute import run_cells
+
+    with ScriptedServer(default=error(400, "context length exceeded"), models=["m"]) as srv:
+        spec = _live_spec(srv.base_url, settings=(("max_retries", 0),))
+        spec.methods = ["no-memory"]
+        spec.seeds = [0]
+        results = run_cells(spec, tmp_path / "out", jobs=2)
+    (r,) = results
+    assert r.status == "failed" and "every episode" in r.error and "(exit code 1)" in r.error
+    assert r.episodes == 4
+
+
+def test_a_live_cell_refused_by_the_preflight_fails_with_one_line(tmp_path):
+    from hyperskill_lite.agent.scripted_server import ScriptedServer
+    from hyperskill_lite.sweep.execute import run_cells
+
+    with ScriptedServer(models=["other"]) as srv:
+        spec = _live_spec(srv.base_url)
+        spec.methods, spec.seeds = ["no-memory"], [0]
+        (r,) = run_cells(spec, tmp_path / "out", jobs=1)
+    assert r.status == "failed" and "model 'm' is not served" in r.error
+    assert "(exit code 2)" in r.error and not (tmp_path / "out" / r.cell.key).exists()
+
+
+def test_minilm_cells_stay_processes_until_the_encoder_is_thread_safe():
+    from hyperskill_lite.core.embed import MiniLMEncoder
+    from hyperskill_lite.sweep.execute import encoder_thread_safe
+
+    assert encoder_thread_safe("hashing") is True
+    pytest.importorskip("sentence_transformers")
+    assert encoder_thread_safe("minilm") is bool(getattr(MiniLMEncoder, "thread_safe", False))

@@ -7,10 +7,19 @@ hyperedge), ``merge`` (LLM-Merge of an Eq. 14 candidate pair) and ``judge`` (our
 self-judge, no gold answer). Around every call it adds what a live run needs:
 
 - configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
-  ``HYPERSKILL_MODEL``; temperature 0.7 (Appendix A); a timeout;
-- retries with exponential backoff on 429, 5xx, timeouts and connection errors (the
-  client's own retries are off so the loop is ours), then `LLMConnectionError`;
-- token usage per call (`ChatReply.usage`), overall and per episode (`Usage`);
+  ``HYPERSKILL_MODEL``; temperature 0.7 (Appendix A), top_p, max_tokens and an
+  ``extra_body`` (e.g. vLLM's ``chat_template_kwargs``) on every call; a timeout of
+  `DEFAULT_TIMEOUT` seconds (a thinking model's long reply must not time out);
+- retries on 429, 5xx, timeouts and connection errors with full-jitter exponential
+  backoff from a generator of the client's own, never shorter than the server's
+  ``Retry-After`` (retry.py; the openai client's own retries are off so the loop is
+  ours), then `LLMConnectionError`;
+- token usage per call (`ChatReply.usage`), overall and per episode (`Usage`); one
+  ``logging`` record per call on the ``hyperskill_lite.agent.llm`` logger (operation,
+  HTTP status, latency, tokens, retries), nothing printed;
+- a reasoning server's ``reasoning_content`` (vLLM's reasoning parsers; ``reasoning``
+  in newer versions) kept apart from the answer in `ChatReply.reasoning`, so callers
+  can record it without it ever reaching a prompt or the memory;
 - JSON extraction that survives code fences, ``<think>`` blocks and prose, and
   contract checks that repair or reject replies (1-3 skills, short names, 1-6 steps;
   replies.py, re-exported here), one bounded re-ask with the error, then
@@ -25,13 +34,12 @@ reply parsing (replies.py), gold-answer judges (bench/), streaming and the Respo
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from hyperskill_lite.agent.cassette import Cassette, env_secrets
 from hyperskill_lite.agent.prompts import (
@@ -58,15 +66,23 @@ from hyperskill_lite.agent.replies import (
     scrub_surrogates,
     strip_thinking,
 )
+from hyperskill_lite.agent.retry import Backoff, retry_after_seconds
 from hyperskill_lite.agent.structured import MODES as STRUCTURED_MODES
 from hyperskill_lite.agent.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
 from hyperskill_lite.agent.structured import response_format as structured_format
 from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.agent.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.agent.wire import create_completion as _create
+from hyperskill_lite.agent.wire import reasoning_of as _reasoning_of
+from hyperskill_lite.agent.wire import safe_url as _safe_url
+from hyperskill_lite.agent.wire import ssl_context as _ssl_context
+from hyperskill_lite.agent.wire import status_message as _status_message
 from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
 
 __all__ = [
     "PromptedLLM",
     "ChatReply",
+    "DEFAULT_TIMEOUT",
     "Usage",
     "UsageSnapshot",
     "ROLES",
@@ -88,6 +104,12 @@ __all__ = [
 ]
 
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "HYPERSKILL_MODEL"
+DEFAULT_TIMEOUT = 600.0
+"""Seconds one request may take. A thinking model (Qwen3 on vLLM) writes thousands of
+reasoning tokens before its answer: 8k tokens at 30 tokens/s on a busy server is over
+four minutes, so 60 s cut real replies off. 600 s is also the openai client's default."""
+
+log = logging.getLogger(__name__)
 
 
 class LLMError(RuntimeError):
@@ -114,131 +136,19 @@ class LLMResponseError(LLMError):
     """The model answered, but not usably, even after the re-ask."""
 
 
-# --------------------------------------------------------------------------- usage
-@dataclass(frozen=True)
-class UsageSnapshot:
-    """Counters at one moment; subtract two to get the usage in between."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __sub__(self, other: UsageSnapshot) -> UsageSnapshot:
-        return UsageSnapshot(
-            self.calls - other.calls,
-            self.prompt_tokens - other.prompt_tokens,
-            self.completion_tokens - other.completion_tokens,
-        )
-
-
-ROLES = ("agent", "memory", "judge", "setup")
-"""Who a model call works for: the acting agent, the memory (decompose, extract, merge
-and every baseline operation), the outcome judge, or a capability probe."""
-
-
-def op_role(op: str) -> str:
-    """The role of a call by its operation name (a ":reask" suffix keeps the role).
-
-    >>> [op_role(o) for o in ("agent", "agent:reask", "judge", "extract:reask",
-    ...                       "structured:probe", "tools:probe", "expel")]
-    ['agent', 'agent', 'judge', 'memory', 'setup', 'setup', 'memory']
-    """
-    if op.endswith(":probe"):
-        return "setup"
-    head = op.split(":", 1)[0]
-    return head if head in ("agent", "judge") else "memory"
-
-
-@dataclass
-class Usage:
-    """Running token and call counts of one `PromptedLLM`.
-
-    >>> u = Usage(); u.add("decompose", 100, 20); s = u.snapshot(); u.add("extract", 50, 5)
-    >>> u.since(s)
-    UsageSnapshot(calls=1, prompt_tokens=50, completion_tokens=5)
-    >>> u.by_op["decompose"]
-    {'calls': 1, 'prompt_tokens': 100, 'completion_tokens': 20}
-    """
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    retries: int = 0
-    reasks: int = 0
-    by_op: dict[str, dict[str, int]] = field(default_factory=dict)
-    outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
-    """Per JSON operation: {"first_try": usable at once, "after_reask": usable after the
-    re-ask, "failed": still unusable} (what `make live-smoke` reports)."""
-
-    def outcome(self, op: str, kind: str) -> None:
-        row = self.outcomes.setdefault(op, {"first_try": 0, "after_reask": 0, "failed": 0})
-        row[kind] += 1
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, op: str, prompt_tokens: int, completion_tokens: int) -> None:
-        self.calls += 1
-        self.prompt_tokens += prompt_tokens
-        self.completion_tokens += completion_tokens
-        row = self.by_op.setdefault(op, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
-        row["calls"] += 1
-        row["prompt_tokens"] += prompt_tokens
-        row["completion_tokens"] += completion_tokens
-
-    def snapshot(self) -> UsageSnapshot:
-        return UsageSnapshot(self.calls, self.prompt_tokens, self.completion_tokens)
-
-    def totals(self) -> dict[str, int]:
-        """Cumulative counters, with the tokens split by who spent them (`op_role`):
-        {"calls", "prompt_tokens", "completion_tokens", "agent_tokens",
-        "memory_tokens", "judge_tokens", "setup_tokens"}; the runner records their
-        per-episode differences.
-
-        >>> u = Usage(); u.add("agent", 100, 10); u.add("extract", 40, 20); u.add("judge", 5, 1)
-        >>> {k: v for k, v in u.totals().items() if k.endswith("_tokens")}
-        ... # doctest: +NORMALIZE_WHITESPACE
-        {'prompt_tokens': 145, 'completion_tokens': 31, 'agent_tokens': 110,
-         'memory_tokens': 60, 'judge_tokens': 6, 'setup_tokens': 0}
-        """
-        out = {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-               "completion_tokens": self.completion_tokens}
-        for role in ROLES:
-            out[f"{role}_tokens"] = 0
-        for op, row in self.by_op.items():
-            out[f"{op_role(op)}_tokens"] += row["prompt_tokens"] + row["completion_tokens"]
-        return out
-
-    def since(self, snapshot: UsageSnapshot) -> UsageSnapshot:
-        """Usage after `snapshot` was taken (e.g. one episode's)."""
-        return self.snapshot() - snapshot
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-            "retries": self.retries,
-            "reasks": self.reasks,
-            "by_op": {k: dict(v) for k, v in self.by_op.items()},
-            "outcomes": {k: dict(v) for k, v in self.outcomes.items()},
-        }
-
-
 @dataclass
 class ChatReply:
     """One assistant reply: `message` in OpenAI format (role, content, tool_calls) and
-    `usage` (prompt_tokens, completion_tokens, total_tokens) of that call."""
+    `usage` (prompt_tokens, completion_tokens, total_tokens) of that call.
+
+    `reasoning` is what a reasoning server returned beside the answer
+    (``reasoning_content``, or ``reasoning``), None when nothing; it is not part of
+    `message`, so it is never sent back in a conversation."""
 
     message: dict[str, Any]
     usage: dict[str, int]
     finish_reason: str | None = None
+    reasoning: str | None = None
 
     @property
     def content(self) -> str:
@@ -249,28 +159,17 @@ class ChatReply:
         return list(self.message.get("tool_calls") or [])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"message": self.message, "usage": self.usage, "finish_reason": self.finish_reason}
+        out = {"message": self.message, "usage": self.usage, "finish_reason": self.finish_reason}
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ChatReply:
-        return cls(d["message"], d["usage"], d.get("finish_reason"))
+        return cls(d["message"], d["usage"], d.get("finish_reason"), d.get("reasoning"))
 
 
 # --------------------------------------------------------------------------- client
-def _safe_url(url: str | None) -> str:
-    """A base URL without credentials, query or fragment, fit for an error message."""
-    if not url:
-        return "the default OpenAI endpoint"
-    try:
-        p = urlsplit(url)
-        host, port = p.hostname or "", p.port
-    except ValueError:  # "http://[::1", a bad port, ...
-        return "(an invalid URL)"
-    if port:
-        host = f"{host}:{port}"
-    return urlunsplit((p.scheme, host, p.path, "", ""))
-
-
 class PromptedLLM:
     """The memory's model operations (MemoryLLM) over an OpenAI-compatible chat API.
 
@@ -283,12 +182,17 @@ class PromptedLLM:
     benchmark
         Decomposition prompt: "gaia", "webwalkerqa", "xbench", or "auto" (the task's
         own `benchmark` when it is one of those, else GAIA's).
-    temperature
-        Sampling temperature of every call (0.7, Appendix A).
+    temperature, top_p
+        Sampling temperature of every call (0.7, Appendix A) and nucleus mass (None: the
+        server's default, not sent).
     timeout, max_retries
-        Seconds per request; retries after the first attempt on 429, 5xx, timeouts,
-        connection errors and unreadable replies, waiting ``retry_base_delay * 2**i``
-        seconds (at most `retry_max_delay`; a Retry-After header is honoured).
+        Seconds per request (`DEFAULT_TIMEOUT`); retries after the first attempt on 429,
+        5xx, timeouts, connection errors and unreadable replies, retry ``i`` waiting
+        ``uniform(0, min(retry_max_delay, retry_base_delay * 2**i))`` seconds (full
+        jitter, retry.py), or the server's Retry-After when that is longer.
+    retry_seed
+        Seed of this client's backoff generator (None: from the OS, so that clients
+        built alike do not retry in lock-step).
     cassette
         Record every call to, or replay every call from, a `Cassette`.
     client
@@ -316,7 +220,7 @@ class PromptedLLM:
         *,
         benchmark: str = "gaia",
         temperature: float = 0.7,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = 4,
         cassette: Cassette | None = None,
         client: Any = None,
@@ -327,6 +231,8 @@ class PromptedLLM:
         max_reasks: int = 1,
         max_trajectory_chars: int = 12000,
         structured: str = "auto",
+        top_p: float | None = None,
+        retry_seed: int | None = None,
     ) -> None:
         self.base_url = base_url or os.environ.get(ENV_BASE_URL) or None
         self.model = model or os.environ.get(ENV_MODEL) or ""
@@ -348,6 +254,8 @@ class PromptedLLM:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
+        self.top_p = top_p
+        self._backoff = Backoff(retry_base_delay, retry_max_delay, retry_seed)
         self.max_tokens = max_tokens
         self.extra_body = extra_body
         self.max_reasks = max_reasks
@@ -363,6 +271,9 @@ class PromptedLLM:
         """The mode in use; for "auto", set by `resolve_structured` (on first need)."""
         self.structured_probe: list[dict[str, Any]] = []
         """What the probe found, one entry per mode tried: {"mode", "result"}."""
+        self.tool_names: list[str] | None = None
+        """The run's tool names (`Toolbox.names`), listed in the decomposition prompt; None:
+        the paper's tool box as written."""
         self.structured_refused: dict[str, str] = {}
         """Operations whose schema a server refused (400): op -> the server's message;
         those fall back to text parsing for the rest of the run."""
@@ -372,6 +283,23 @@ class PromptedLLM:
             f"PromptedLLM(base_url={_safe_url(self.base_url)!r}, model={self.model!r}, "
             f"benchmark={self.benchmark!r}, cassette={self.cassette!r})"
         )
+
+    def sibling(self, *, model: str | None = None, base_url: str | None = None,
+                api_key: str | None = None, **kw: Any) -> PromptedLLM:
+        """A client like this one (key, timeout, retries, cassette) for another model or
+        server: what a run's vision or speech model is asked through."""
+        return PromptedLLM(
+            base_url or self.base_url, model or self.model, api_key or self.__api_key,
+            benchmark=self.benchmark, timeout=self.timeout, max_retries=self.max_retries,
+            cassette=self.cassette, retry_base_delay=self.retry_base_delay,
+            retry_max_delay=self.retry_max_delay, structured=kw.pop("structured", "off"),
+            **kw)
+
+    @property
+    def has_key(self) -> bool:
+        """True when an API key was given or found in ``OPENAI_API_KEY`` (the key itself
+        is never exposed)."""
+        return bool(self.__api_key)
 
     @property
     def client(self) -> Any:
@@ -390,6 +318,7 @@ class PromptedLLM:
                     api_key=self.__api_key or "EMPTY",
                     timeout=self.timeout,
                     max_retries=0,
+                    http_client=openai.DefaultHttpxClient(verify=_ssl_context()),
                 )
             except Exception as e:  # httpx's InvalidURL and kin: a configuration error
                 raise LLMRequestError(
@@ -427,6 +356,8 @@ class PromptedLLM:
             In replay, for a request the cassette never recorded.
         """
         params = {"temperature": self.temperature, **params}
+        if self.top_p is not None:
+            params.setdefault("top_p", self.top_p)
         if self.max_tokens is not None:
             params.setdefault("max_tokens", self.max_tokens)
         if self.extra_body:
@@ -435,24 +366,33 @@ class PromptedLLM:
         messages = [scrub_surrogates(dict(m)) for m in messages]
         tools = list(tools) if tools else None
         request = {"model": self.model, "messages": messages, "tools": tools, "params": params}
+        t0 = time.perf_counter()
         if self.cassette is not None and self.cassette.replaying:
             data = self.cassette.lookup("chat", request, op=op)
         else:
             data = self._call_with_retries(op, messages, tools, params)
             if self.cassette is not None:
                 self.cassette.record("chat", request, data, op=op)
-        self.usage.retries += max(0, int(data.get("attempts", 1)) - 1)
+        ms = 1000.0 * (time.perf_counter() - t0)
+        retries = max(0, int(data.get("attempts", 1)) - 1)
+        self.usage.retries += retries
         if "error" in data:
             err = data["error"]
+            status = err.get("status")
+            log.warning("call op=%s model=%s status=%s latency_ms=%.0f retries=%d error=%s",
+                        op, self.model, status if status is not None else "-", ms, retries,
+                        err["detail"])
             if err.get("type") == "request":
-                raise LLMRequestError(op, err["detail"], err.get("status"))
+                raise LLMRequestError(op, err["detail"], status)
             raise LLMConnectionError(op, err["detail"])
         reply = ChatReply.from_dict(data["reply"])
-        self.usage.add(
-            op,
-            int(reply.usage.get("prompt_tokens", 0)),
-            int(reply.usage.get("completion_tokens", 0)),
-        )
+        prompt_tokens = int(reply.usage.get("prompt_tokens", 0))
+        completion_tokens = int(reply.usage.get("completion_tokens", 0))
+        self.usage.add(op, prompt_tokens, completion_tokens)
+        log.info("call op=%s model=%s status=200 latency_ms=%.0f prompt_tokens=%d "
+                 "completion_tokens=%d retries=%d%s", op, self.model, ms, prompt_tokens,
+                 completion_tokens, retries, " replay=1" if self.cassette is not None
+                 and self.cassette.replaying else "")
         return reply
 
     def _call_with_retries(
@@ -469,14 +409,16 @@ class PromptedLLM:
         attempts = self.max_retries + 1
         for attempt in range(attempts):
             if attempt:
-                delay = min(self.retry_max_delay, self.retry_base_delay * 2 ** (attempt - 1))
-                time.sleep(max(delay, min(delay_floor, self.retry_max_delay)))
+                delay = self._backoff.delay(attempt - 1, floor=delay_floor)
+                log.info("retry op=%s attempt=%d/%d wait_s=%.2f after=%s", op, attempt + 1,
+                         attempts, delay, last)
+                time.sleep(delay)
             delay_floor = 0.0
             kwargs = dict(params)
             if tools:
                 kwargs["tools"] = tools
             try:
-                resp = client.chat.completions.create(model=self.model, messages=messages, **kwargs)
+                resp = _create(client, self.model, messages, kwargs)
             except openai.APIStatusError as e:
                 status, msg = e.status_code, self._redact(_status_message(e))
                 # a server that answers a malformed request with a 5xx validation error
@@ -484,7 +426,7 @@ class PromptedLLM:
                 invalid = status >= 500 and "validation error" in msg.lower()
                 if (status in (408, 409, 429) or status >= 500) and not invalid:
                     last = f"HTTP {status}: {msg}"
-                    delay_floor = _retry_after(e)
+                    delay_floor = retry_after_seconds(getattr(e.response, "headers", None))
                     continue
                 return {
                     "attempts": attempt + 1,
@@ -553,6 +495,9 @@ class PromptedLLM:
             }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         reply = {"message": message, "usage": usage, "finish_reason": choice.finish_reason}
+        reasoning = _reasoning_of(m)
+        if reasoning is not None:
+            reply["reasoning"] = reasoning
         return scrub_surrogates(reply)
 
     # -- JSON operations ---------------------------------------------------------
@@ -617,9 +562,8 @@ class PromptedLLM:
                         and _about_structured(e.detail)):
                     raise
                 self.structured_refused[op] = e.detail
-                warnings.warn(
-                    f"{op}: the server refused structured output ({e.detail}); this "
-                    "operation falls back to text parsing", stacklevel=2)
+                log.warning("%s: the server refused structured output (%s); this operation "
+                            "falls back to text parsing", op, e.detail)
                 params = {k: v for k, v in params.items() if k != "response_format"}
                 reply = self.chat(messages, op=sub, **params)
             try:
@@ -655,7 +599,7 @@ class PromptedLLM:
         """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 4)."""
         return self.chat_json(
             "decompose",
-            decomposition_prompt(task.text, self._benchmark_for(task)),
+            decomposition_prompt(task.text, self._benchmark_for(task), self.tool_names),
             check_steps,
             schema=SCHEMAS["decompose"],
         )
@@ -719,18 +663,3 @@ def _about_structured(detail: str) -> bool:
     return any(w in low for w in _STRUCTURED_WORDS)
 
 
-def _status_message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        msg = inner.get("message") if isinstance(inner, dict) else None
-        if msg:
-            return str(msg)[:300]
-    return str(getattr(e, "message", "") or e)[:300]
-
-
-def _retry_after(e: Any) -> float:
-    try:
-        return float(e.response.headers.get("retry-after", 0) or 0)
-    except (AttributeError, TypeError, ValueError):
-        return 0.0

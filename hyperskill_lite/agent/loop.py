@@ -19,7 +19,9 @@ protocols:
   even a small model writes a well-formed action.
 
 The episode counts steps (model calls of the loop), tool calls and tokens (from the
-API's usage), renders a readable trajectory, and records failures instead of raising:
+API's usage), renders a readable trajectory, keeps a reasoning server's
+``reasoning_content`` per step in ``meta["reasoning"]`` (never in the trajectory, so
+never in the memory), and records failures instead of raising:
 an API error after retries or a reply still malformed after one re-ask ends the run
 with ``Episode.error`` set and ``success=False``. Tool results go through the LLM's
 cassette too, so a replay needs no network and no tool backends.
@@ -183,6 +185,7 @@ class AgentExecutor:
         stopped = "max_steps"
         notes = ""  # the latest within-episode memory note (context.during)
         memory_errors: list[str] = []
+        reasoning: list[dict[str, Any]] = []  # the server's reasoning_content, per step
         t = 0
         while t < self.max_steps:
             t += 1
@@ -205,12 +208,16 @@ class AgentExecutor:
             except LLMError as e:
                 error, stopped = f"{type(e).__name__}: {e}", "error"
                 break
+            if reply.reasoning:
+                reasoning.append({"step": t, "text": reply.reasoning})
             try:
                 answer, step = self._act(reply, protocol, t)
             except _Malformed as bad:
                 try:
                     reply = self._reask(task, context, steps, protocol, last, reply, str(bad),
                                         notes)
+                    if reply.reasoning:
+                        reasoning.append({"step": t, "text": reply.reasoning})
                     answer, step = self._act(reply, protocol, t)
                 except _Malformed as e:
                     error = f"LLMResponseError: agent: step {t}: reply still malformed after a re-ask: {e}"
@@ -258,6 +265,7 @@ class AgentExecutor:
                 "stopped": stopped,
                 "tools_used": [n for s in steps for n in s.tool_calls],
                 **({"memory_errors": memory_errors} if memory_errors else {}),
+                **({"reasoning": reasoning} if reasoning else {}),
             },
         )
 

@@ -6,7 +6,18 @@
 *responder* callable that sees the request body and decides (e.g. a decomposition JSON
 for decomposition prompts, an extraction JSON for extraction prompts). A reply can be
 text, tool calls, an HTTP error (429, 500, ...), a raw malformed body, or any of these
-after a delay, with usage fields filled in from an approximate token count.
+after a delay, with usage fields filled in from an approximate token count, and
+optionally a vLLM-style ``reasoning_content``. The server can also stand in for a whole
+serving stack: a fixed `latency` before every chat reply (``make bench``'s throughput
+row), several listed models, API-key checks, servers without tools, structured outputs,
+image input or ``/v1/audio/transcriptions``. It records every request body with its
+arrival time (`requests`, `times`), so a test can check what reached the server and
+when (a client that honours Retry-After, for instance).
+
+``python -m hyperskill_lite.agent.scripted_server --latency 0.5 [--direct]`` serves
+`prompt_aware_responder` (or `direct_responder`) from its own process and prints its
+base URL (a stand-in model server for benchmarks: the client then does not share the
+GIL with it).
 
 The real `openai` client and the real agent run against it end to end, so nothing in
 the client is patched or mocked.
@@ -27,15 +38,36 @@ embeddings, and any notion of a model; it only replays what it is told.
 
 from __future__ import annotations
 
+import argparse
 import json
+import signal
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from hyperskill_lite.agent.structured import PROBE_MESSAGES, TOOL_PROBE_MESSAGES
+from hyperskill_lite.agent.scripted_replies import (
+    VLLM_NO_TOOLS_MESSAGE,
+    Reply,
+    ReplyLike,
+    Responder,
+    direct_responder,
+    error,
+    prompt_aware_responder,
+    raw,
+    slow,
+    text,
+    tool_call,
+    tool_calls,
+)
+from hyperskill_lite.agent.scripted_replies import as_reply as _as_reply
+from hyperskill_lite.agent.structured import (
+    PROBE_MESSAGES,
+    TOOL_PROBE_MESSAGES,
+    VISION_PROBE_MESSAGES,
+)
 from hyperskill_lite.agent.tokens import count_tokens
 
 __all__ = [
@@ -48,137 +80,9 @@ __all__ = [
     "raw",
     "slow",
     "prompt_aware_responder",
+    "direct_responder",
     "VLLM_NO_TOOLS_MESSAGE",
 ]
-
-VLLM_NO_TOOLS_MESSAGE = (
-    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
-)
-"""The 400 message a vLLM server started without tool calling gives to a request with tools."""
-
-
-@dataclass
-class Reply:
-    """One scripted answer to a chat request.
-
-    `content` and `tool_calls` make a normal 200 reply; each tool call is
-    ``{"name": str, "arguments": dict | str, "id": str (optional)}`` (a str argument is
-    sent verbatim, so malformed argument JSON can be scripted). `status` other than 200
-    sends an OpenAI-style error body with `error_message`. `body` (raw text) replaces the
-    whole response body, for malformed HTTP replies. `delay` sleeps before answering.
-    `usage` overrides the approximate token counts.
-    """
-
-    content: str | None = None
-    tool_calls: list[dict[str, Any]] | None = None
-    status: int = 200
-    error_message: str = ""
-    body: str | None = None
-    content_type: str = "application/json"
-    delay: float = 0.0
-    usage: dict[str, int] | None = None
-    finish_reason: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-def text(content: str, **kw: Any) -> Reply:
-    """A plain assistant message."""
-    return Reply(content=content, **kw)
-
-
-def tool_call(name: str, arguments: dict[str, Any] | str | None = None, **kw: Any) -> Reply:
-    """An assistant message with one tool call (OpenAI tools format)."""
-    content = kw.pop("content", None)
-    call = {"name": name, "arguments": {} if arguments is None else arguments}
-    if "id" in kw:
-        call["id"] = kw.pop("id")
-    return Reply(content=content, tool_calls=[call], **kw)
-
-
-def tool_calls(calls: Sequence[tuple[str, dict[str, Any] | str]], **kw: Any) -> Reply:
-    """An assistant message with several tool calls, ``[(name, arguments), ...]``."""
-    content = kw.pop("content", None)
-    return Reply(content=content, tool_calls=[{"name": n, "arguments": a} for n, a in calls], **kw)
-
-
-def error(status: int, message: str = "", **kw: Any) -> Reply:
-    """An HTTP error reply, e.g. ``error(429)`` or ``error(500, "boom")``."""
-    default = {429: "Rate limit reached", 500: "Internal server error", 503: "Service unavailable"}
-    return Reply(status=status, error_message=message or default.get(status, "error"), **kw)
-
-
-def raw(body: str, status: int = 200, content_type: str = "application/json", **kw: Any) -> Reply:
-    """A raw response body sent verbatim (e.g. truncated JSON)."""
-    return Reply(body=body, status=status, content_type=content_type, **kw)
-
-
-def slow(reply: Reply | str, seconds: float) -> Reply:
-    """`reply` (or a text reply) sent after sleeping `seconds`."""
-    r = text(reply) if isinstance(reply, str) else reply
-    r.delay = seconds
-    return r
-
-
-def prompt_aware_responder(request: dict[str, Any]) -> Reply:
-    """A deterministic stand-in model that recognises this library's prompts.
-
-    Decomposition -> two steps; extraction -> one skill or mistake and a lesson; merge ->
-    a merged item; self-judge -> success; GT-judge -> correct iff the gold answer is "42"; an agent request -> one python tool call, then
-    (after a tool result, or without tools) "FINAL ANSWER: 42" (JSON in the JSON-in-text
-    protocol). Enough to drive a whole run (CLI, notebooks) against `ScriptedServer`.
-
-    >>> prompt_aware_responder({"messages": [{"role": "user", "content": "Decompose this task"}]}).content
-    '[{"name": "find_source", "description": "use web_search to find the source"}, \
-{"name": "compute_answer", "description": "use python to compute the answer"}]'
-    """
-    msgs = request.get("messages") or [{}]
-    last = str(msgs[-1].get("content") or "")
-    if last.startswith("Decompose"):
-        steps = [
-            {"name": "find_source", "description": "use web_search to find the source"},
-            {"name": "compute_answer", "description": "use python to compute the answer"},
-        ]
-        return text(json.dumps(steps))
-    if last.startswith("Extract"):
-        key = "skills" if "SUCCESSFUL" in last else "mistakes"
-        item = {
-            "name": "Compute Before Answering",
-            "content": "Run the arithmetic in python instead of estimating. It avoids slips.",
-        }
-        return text(json.dumps({key: [item], "knowledge_fragment": "Compute, do not guess."}))
-    if last.startswith("These two"):
-        return text(json.dumps({"name": "Merged Strategy", "content": "Combine both strategies."}))
-    if last.startswith("You are judging"):
-        return text(json.dumps({"success": True, "reason": "the answer was computed"}))
-    if last.startswith("You are grading"):  # the GT-judge (bench/judges.py): gold "42" only
-        gold = last.split("Reference answer:", 1)[-1].split("\n\n", 1)[0].strip()
-        return text(json.dumps({"correct": gold == "42", "reason": "compared with the reference"}))
-    used_tool = any(
-        m.get("role") == "tool" or str(m.get("content", "")).startswith("Observation") for m in msgs
-    )
-    tool_names = [t["function"]["name"] for t in request.get("tools") or []]
-    if "python" in tool_names and not used_tool:
-        return tool_call("python", {"code": "print(6 * 7)"})
-    system = str(msgs[0].get("content") or "")
-    if '"final_answer"' in system and not request.get("tools"):
-        if "python(" in system and not used_tool:
-            return text(json.dumps({"tool": "python", "arguments": {"code": "print(6 * 7)"}}))
-        return text(json.dumps({"final_answer": "42"}))
-    return text("FINAL ANSWER: 42")
-
-
-ReplyLike = Reply | str | dict
-Responder = Callable[[dict[str, Any]], ReplyLike]
-
-
-def _as_reply(x: ReplyLike) -> Reply:
-    if isinstance(x, Reply):
-        return x
-    if isinstance(x, str):
-        return Reply(content=x)
-    if isinstance(x, dict):
-        return Reply(**x)
-    raise TypeError(f"a scripted reply must be a Reply, str or dict, got {type(x).__name__}")
 
 
 class ScriptedServer:
@@ -207,13 +111,30 @@ class ScriptedServer:
     default
         Reply used once the script is exhausted; without it an exhausted script answers
         500 "script exhausted" (so a test that makes too many calls fails loudly).
+    latency
+        Seconds every chat request (probes too) waits before it is answered, on top of a
+        reply's own `delay`: a model that takes that long per call. Requests are served
+        concurrently (one thread each), so N clients see N times the throughput.
+    models
+        The model ids ``/v1/models`` lists (default: `model` alone).
+    vision
+        False answers a request with an image part with a 400, like a text-only model.
+        The vision probe (`structured.VISION_PROBE_MESSAGES`) is answered by the server
+        itself ("red") and kept in `probes`.
+    transcription
+        True serves ``POST /v1/audio/transcriptions`` (the text `transcript` for any
+        upload); False answers it 404, like a server without a speech model.
 
     Attributes
     ----------
     requests : list of dict
         Every chat request body received, in order (headers are not kept), but probes.
+    times : list of float
+        `time.monotonic()` when each of `requests` arrived (same order).
     probes : list of dict
-        The structured-output probes received.
+        The capability probes received (structured outputs, tool calls, vision).
+    audio : list of int
+        The byte length of each transcription upload received.
     errors : list of exceptions
         Exceptions a responder raised (each was answered with a 500).
     """
@@ -228,6 +149,11 @@ class ScriptedServer:
         tools_supported: bool = True,
         structured: Sequence[str] = ("json_schema", "json_object"),
         default: ReplyLike | None = None,
+        latency: float = 0.0,
+        models: Sequence[str] | None = None,
+        vision: bool = True,
+        transcription: bool = False,
+        transcript: str = "a probe of silence",
     ) -> None:
         if script is not None and responder is not None:
             raise ValueError("ScriptedServer: give either a script or a responder, not both")
@@ -240,8 +166,17 @@ class ScriptedServer:
         self.api_key = api_key
         self.tools_supported = tools_supported
         self.structured = tuple(structured)
+        if latency < 0:
+            raise ValueError(f"ScriptedServer: latency must be >= 0, got {latency}")
+        self.latency = float(latency)
+        self.models = list(models) if models is not None else [model]
+        self.vision = vision
+        self.transcription = transcription
+        self.transcript = transcript
         self.requests: list[dict[str, Any]] = []
+        self.times: list[float] = []
         self.probes: list[dict[str, Any]] = []
+        self.audio: list[int] = []
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._n = 0
@@ -253,7 +188,7 @@ class ScriptedServer:
         """Bind a free port on 127.0.0.1 and serve in a daemon thread; returns self."""
         if self._httpd is not None:
             return self
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -300,9 +235,18 @@ class ScriptedServer:
         """Scripted replies not yet served."""
         return len(self._script)
 
-    def _next_reply(self, request: dict[str, Any]) -> tuple[Reply, int]:
+    def _keep(self, request: dict[str, Any], arrived: float) -> None:
+        with self._lock:
+            if _is_probe(request):
+                self.probes.append(request)
+            else:
+                self.requests.append(request)
+                self.times.append(arrived)
+
+    def _next_reply(self, request: dict[str, Any], arrived: float) -> tuple[Reply, int]:
         with self._lock:
             self.requests.append(request)
+            self.times.append(arrived)
             self._n += 1
             n = self._n
             if self._responder is None:
@@ -315,7 +259,9 @@ class ScriptedServer:
 
     def _completion(self, request: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-        out_text = reply.content or ""
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning
+        out_text = (reply.content or "") + (reply.reasoning or "")
         if reply.tool_calls:
             calls = []
             for j, c in enumerate(reply.tool_calls):
@@ -347,8 +293,24 @@ class ScriptedServer:
         }
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # many concurrent clients: the default listen backlog is 5
+    daemon_threads = True
+
+
 def _is_probe(request: dict[str, Any]) -> bool:
-    return request.get("messages") in (PROBE_MESSAGES, TOOL_PROBE_MESSAGES)
+    return request.get("messages") in (PROBE_MESSAGES, TOOL_PROBE_MESSAGES,
+                                       VISION_PROBE_MESSAGES)
+
+
+def _has_image(request: dict[str, Any]) -> bool:
+    for m in request.get("messages") or []:
+        parts = m.get("content") if isinstance(m, dict) else None
+        if isinstance(parts, list) and any(
+                isinstance(x, dict) and x.get("type") in ("image_url", "input_image")
+                for x in parts):
+            return True
+    return False
 
 
 def _error_body(status: int, message: str) -> str:
@@ -397,20 +359,25 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if not self._authorised():
                 return
             if self.path.rstrip("/").endswith("/models"):
-                model = {
-                    "id": server.model,
-                    "object": "model",
-                    "created": 0,
-                    "owned_by": "scripted",
-                }
-                self._send(200, json.dumps({"object": "list", "data": [model]}))
+                listed = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+                          for m in server.models]
+                self._send(200, json.dumps({"object": "list", "data": listed}))
             else:
                 self._send(404, _error_body(404, f"no route {self.path}"))
 
         def do_POST(self) -> None:
+            arrived = time.monotonic()
             length = int(self.headers.get("Content-Length", "0"))
             raw_body = self.rfile.read(length)
             if not self._authorised():
+                return
+            if self.path.rstrip("/").endswith("/audio/transcriptions"):
+                if not server.transcription:
+                    self._send(404, _error_body(404, f"no route {self.path}"))
+                    return
+                with server._lock:
+                    server.audio.append(len(raw_body))
+                self._send(200, json.dumps({"text": server.transcript}))
                 return
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, _error_body(404, f"no route {self.path}"))
@@ -423,30 +390,36 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if request.get("stream"):
                 self._send(400, _error_body(400, "ScriptedServer does not stream"))
                 return
+            if server.latency:
+                time.sleep(server.latency)
             if request.get("tools") and not server.tools_supported:
-                with server._lock:
-                    (server.probes if _is_probe(request) else server.requests).append(request)
+                server._keep(request, arrived)
                 self._send(400, _error_body(400, VLLM_NO_TOOLS_MESSAGE))
+                return
+            if not server.vision and _has_image(request):
+                server._keep(request, arrived)
+                self._send(400, _error_body(
+                    400, "this model does not accept image input (it is not multimodal)"))
                 return
             fmt = request.get("response_format")
             kind = fmt.get("type") if isinstance(fmt, dict) else None
             if kind is not None and kind not in server.structured:
-                with server._lock:
-                    (server.probes if _is_probe(request) else server.requests).append(request)
+                server._keep(request, arrived)
                 self._send(400, _error_body(
                     400, f"response_format type {kind!r} is not supported by this server"))
                 return
             if _is_probe(request):
-                with server._lock:
-                    server.probes.append(request)
+                server._keep(request, arrived)
                 if request["messages"] == TOOL_PROBE_MESSAGES:
                     probe = tool_call("ping", {"x": 1})
+                elif request["messages"] == VISION_PROBE_MESSAGES:
+                    probe = text("red")
                 else:
                     probe = text(json.dumps({"ok": True, "word": "ready"}))
                 self._send(200, json.dumps(server._completion(request, probe, 0)))
                 return
             try:
-                reply, n = server._next_reply(request)
+                reply, n = server._next_reply(request, arrived)
             except Exception as exc:  # a responder bug: answer 500 and keep it for the test
                 server.errors.append(exc)
                 self._send(500, _error_body(500, f"responder raised {type(exc).__name__}: {exc}"))
@@ -466,3 +439,28 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, body, headers=reply.headers)
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve `prompt_aware_responder` until SIGTERM/SIGINT; print the base URL first."""
+    ap = argparse.ArgumentParser(prog="python -m hyperskill_lite.agent.scripted_server",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--latency", type=float, default=0.0,
+                    help="seconds before every chat reply (default 0)")
+    ap.add_argument("--model", default="scripted-model")
+    ap.add_argument("--direct", action="store_true",
+                    help="the agent answers at once (direct_responder): no tool runs")
+    args = ap.parse_args(argv)
+    responder = direct_responder if args.direct else prompt_aware_responder
+    server = ScriptedServer(responder, model=args.model, latency=args.latency)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    with server:
+        print(server.base_url, flush=True)
+        stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -35,7 +35,10 @@ Not here: sending requests (llm.py), the checks a reply must pass (replies.py).
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
+import zlib
 from typing import Any
 
 __all__ = [
@@ -51,6 +54,8 @@ __all__ = [
     "probe_reply_ok",
     "TOOL_PROBE",
     "TOOL_PROBE_MESSAGES",
+    "VISION_PROBE_MESSAGES",
+    "probe_png",
 ]
 
 MODES = ("auto", "json_schema", "json_object", "off")
@@ -130,3 +135,32 @@ TOOL_PROBE: dict[str, Any] = {
 """The trivial tool `AgentExecutor.resolve_protocol` asks a server to call: native
 tool calls are structured output too."""
 TOOL_PROBE_MESSAGES = [{"role": "user", "content": "Call the ping tool with x = 1."}]
+
+
+def probe_png(rgb: tuple[int, int, int] = (255, 0, 0), size: int = 8) -> bytes:
+    """A tiny single-colour PNG (`size` x `size`), made with zlib, no imaging library.
+
+    >>> probe_png()[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+    """
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    row = b"\x00" + bytes(rgb) * size
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(row * size)) + chunk(b"IEND", b""))
+
+
+VISION_PROBE_MESSAGES = [{
+    "role": "user",
+    "content": [
+        {"type": "text", "text": "What colour is this image? Answer with one word."},
+        {"type": "image_url", "image_url": {
+            "url": "data:image/png;base64," + base64.b64encode(probe_png()).decode("ascii")}},
+    ],
+}]
+"""The request `agent.preflight` sends to learn whether a model accepts images (an
+OpenAI ``image_url`` content part holding a red PNG as a data URL)."""

@@ -1,5 +1,6 @@
 """Benchmarks of the paper: GAIA, WebWalkerQA and xBench-DeepSearch loaders, GAIA's
-exact-match scorer, and the judges (exact, LLM GT-judge, self-judge).
+exact-match scorer, the judges (exact, LLM GT-judge, self-judge; none and outcome for
+GAIA's test split) and GAIA leaderboard submissions (submission.py).
 
 Users bring the data (GAIA is gated and must not be reshared; xBench asks that its
 plain text not be posted online); nothing here downloads or writes benchmark items.
@@ -19,23 +20,35 @@ from hyperskill_lite.bench.judges import (
     JUDGES,
     ExactJudge,
     LLMJudge,
+    NoJudge,
+    OutcomeJudge,
     SelfJudge,
     make_judge,
     parse_verdict,
 )
 from hyperskill_lite.bench.loaders import (
     BENCHMARKS,
+    GAIA_SPLITS,
     load_benchmark,
     load_gaia,
     load_tasks_jsonl,
     load_webwalkerqa,
     load_xbench,
+    resolve_snapshot,
 )
 from hyperskill_lite.bench.scoring import gaia_scorer
+from hyperskill_lite.bench.submission import SUBMISSION, submission_rows, write_submission
 from hyperskill_lite.bench.templates import gaia_prompt, webwalkerqa_prompt, xbench_prompt
 
 __all__ = [
     "BENCHMARKS",
+    "GAIA_SPLITS",
+    "NoJudge",
+    "OutcomeJudge",
+    "SUBMISSION",
+    "resolve_snapshot",
+    "submission_rows",
+    "write_submission",
     "JUDGES",
     "GT_JUDGE_PROMPT",
     "BenchmarkDataError",

@@ -6,6 +6,13 @@ as strategies or mistakes (paper §3.4) and that success rates count.
   with the gold answer and replies with a JSON verdict.
 - `SelfJudge`: the robustness study's self-judge: the agent's model assesses its own
   trajectory without the gold answer (`MemoryLLM.judge`).
+- `NoJudge` (our addition): GAIA's test split, whose answers are withheld: nothing is
+  judged and no model is called; the verdict records "not scored" and the episode's
+  trajectory, which `submission.py` writes as the leaderboard's reasoning trace.
+- `OutcomeJudge` (our addition): the executor's own signal (it gave a final answer
+  without an error), with no model call: what the memory learns from on the test split
+  unless the self-judge is asked for (differs from the paper, which reports validation
+  runs only).
 
 All are callables ``(task, episode) -> bool`` (`types.Judge`); each also writes its
 verdict to ``episode.meta["judge"]`` (``{"kind", "correct", "reason"}``) so the runner's
@@ -30,6 +37,8 @@ __all__ = [
     "ExactJudge",
     "LLMJudge",
     "SelfJudge",
+    "NoJudge",
+    "OutcomeJudge",
     "make_judge",
     "parse_verdict",
 ]
@@ -232,9 +241,55 @@ class SelfJudge:
         return "SelfJudge()"
 
 
+class NoJudge:
+    """GAIA's test split: no gold answer exists here, so nothing is judged and no model
+    is called. Every episode counts as not solved (``success=False``: SR is not a
+    measure of a test-split run); the verdict is ``{"kind": "none", "correct": None,
+    "reason", "reasoning_trace"}``, the trace being the episode's trajectory (what
+    `submission.write_submission` sends as ``reasoning_trace``).
+
+    >>> ep = Episode("t1", success=True, steps=1, answer="42", trajectory="Step 1 ...")
+    >>> NoJudge()(Task("t1", "q"), ep), ep.meta["judge"]["correct"]
+    (False, None)
+    """
+
+    kind = "none"
+
+    def __call__(self, task: Task, episode: Episode) -> bool:
+        episode.meta["judge"] = {
+            "kind": self.kind, "correct": None,
+            "reason": "test split: the answers are withheld; see submission.jsonl",
+            "reasoning_trace": episode.trajectory or "",
+        }
+        return False
+
+    def __repr__(self) -> str:
+        return "NoJudge()"
+
+
+class OutcomeJudge:
+    """The executor's own outcome, without a model call: an episode that ended with a
+    final answer and no error counts as a success. What the memory learns from on a
+    test split by default (no gold answer, no judge call).
+
+    >>> OutcomeJudge()(Task("t1", "q"), Episode("t1", success=True, steps=2, answer="x"))
+    True
+    """
+
+    kind = "outcome"
+
+    def __call__(self, task: Task, episode: Episode) -> bool:
+        ok = bool(episode.success) and not episode.error and not _no_answer(episode)
+        return _record(episode, self.kind, ok, "answered" if ok else "no answer or an error")
+
+    def __repr__(self) -> str:
+        return "OutcomeJudge()"
+
+
 def make_judge(kind: str, llm: Any = None, **kw: Any) -> ExactJudge | LLMJudge | SelfJudge:
-    """Build a judge by name: "exact", "llm" (alias "gt") or "self"; `llm` is required
-    for the last two; extra keywords go to `LLMJudge`.
+    """Build a judge by name: "exact", "llm" (alias "gt") or "self" (`JUDGES`), or, for a
+    test split, "none" (`NoJudge`) and "outcome" (`OutcomeJudge`); `llm` is required for
+    "llm" and "self"; extra keywords go to `LLMJudge`.
 
     >>> make_judge("exact")
     ExactJudge()
@@ -245,6 +300,10 @@ def make_judge(kind: str, llm: Any = None, **kw: Any) -> ExactJudge | LLMJudge |
     """
     key = kind.strip().lower()
     key = "llm" if key == "gt" else key
+    if key in ("none", "outcome"):
+        if kw:
+            raise TypeError(f"judge {key!r} takes no options, got {sorted(kw)}")
+        return NoJudge() if key == "none" else OutcomeJudge()  # type: ignore[return-value]
     if key not in JUDGES:
         raise ValueError(f"unknown judge {kind!r}; choose one of {', '.join(JUDGES)}")
     if key == "exact":

@@ -1,8 +1,9 @@
-"""Command line: ``python -m hyperskill_lite {run,demo,compare,sweep,report,methods} ...``.
+"""Command line: ``python -m hyperskill_lite {run,check,demo,compare,sweep,report,methods} ...``.
 
 `run` drives one memory system over a task list — SkillWorld offline, or a live
 OpenAI-compatible model (vLLM or a hosted API) on a benchmark file or a JSONL task
-file — writing resumable episode records. `demo` runs the five core methods on one
+file — writing resumable episode records. `check` runs a live run's preflight against a
+model server. `demo` runs the five core methods on one
 SkillWorld profile. `compare` runs every registered method over several seeds. `sweep`
 runs a grid of runs from a TOML file. `report` draws the figures and the summary of
 existing run folders. `methods` lists the memory methods.
@@ -23,6 +24,7 @@ import argparse
 import os
 import sys
 
+from hyperskill_lite.cli import check as check_cmd
 from hyperskill_lite.cli import compare as compare_cmd
 from hyperskill_lite.cli import demo as demo_cmd
 from hyperskill_lite.cli import report as report_cmd
@@ -54,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=Parser)
     parents = [global_options(top=False)]
-    for module in (run_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd):
+    for module in (run_cmd, check_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd):
         module.add_parser(sub, parents)
     m = sub.add_parser("methods", parents=parents, help="list the memory methods")
     m.set_defaults(handler=cmd_methods)
@@ -88,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "no_cache", False):
         os.environ["HYPERSKILL_CACHE"] = "off"
     traceback = os.environ.get("HYPERSKILL_TRACEBACK", "") not in ("", "0")
+    from hyperskill_lite.logs import setup_logging
+
+    setup_logging(getattr(args, "log_level", "WARNING"))
     try:
         return args.handler(args)
     except _user_errors() as exc:

@@ -1,7 +1,8 @@
 """``python -m hyperskill_lite compare``: every method on one SkillWorld profile over
-several seeds, as a Table-1-style table (compare.py).
+several seeds and task orders, as a Table-1-style table with paired confidence intervals
+(compare.py), under the paper's evaluation protocol or another (protocol_options.py).
 
-Not here: the comparison itself (compare.py).
+Not here: the comparison itself (compare.py), the statistics (stats.py).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hyperskill_lite.cli.options import at_least_1, method_name
+from hyperskill_lite.cli import protocol_options
+from hyperskill_lite.cli.options import at_least_0, at_least_1, method_name
 from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES
 
 __all__ = ["add_parser", "command"]
@@ -19,12 +21,14 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     c = sub.add_parser("compare", parents=parents,
                        help="every method on one SkillWorld profile over several seeds",
                        description="Every method on one SkillWorld profile over several "
-                       "world seeds: SR, #Steps, #Calls and tokens as mean ± sd over seeds "
-                       "with deltas against no-memory (an offline simulation, not the "
-                       "paper's numbers).")
+                       "world seeds and task orders: SR, #Steps, #Calls and tokens as mean "
+                       "± sd with deltas against no-memory, then each method's SR "
+                       "difference to no-memory (and to --reference) paired by task, with "
+                       "a bootstrap 95%% confidence interval (an offline simulation, not "
+                       "the paper's numbers).")
     c.add_argument("--profile", choices=PROFILES, default="gaia")
     c.add_argument("--episodes", type=at_least_1, default=40,
-                   help="tasks per run, the first ones in the fixed seed-42 order")
+                   help="tasks per run, the first ones in the run's task order")
     c.add_argument("--seeds", type=at_least_1, default=3, help="world seeds 0..K-1")
     c.add_argument("--phrasing", choices=PHRASINGS, default="calibrated",
                    help="SimLLM's text model (WorldParams.phrasing)")
@@ -35,21 +39,33 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     c.add_argument("--judge", choices=["gt", "self"], default="gt",
                    help="what the memories learn from: the world's truth (gt) or the simulated "
                    "self-judge; SR is scored by the truth either way")
+    c.add_argument("--reference", type=method_name, default=None,
+                   help="also give every method's paired SR difference to this one "
+                   "(it is added to --methods)")
+    c.add_argument("--stats-seed", type=at_least_0, default=0,
+                   help="seed of the bootstrap's random generator")
+    protocol_options.add_arguments(c.add_argument_group("evaluation protocol"),
+                                   several_orders=True)
     c.add_argument("--out", type=Path, default=None,
                    help="keep the runs here (resumable; default: a temporary folder)")
     c.add_argument("--jobs", type=at_least_1, default=None,
-                   help="worker processes for the (method, seed) cells (default: one per "
+                   help="worker processes for the (method, seed, order) cells (default: one per "
                    "core); the table is identical to --jobs 1")
     c.set_defaults(handler=command, on_interrupt=interrupted)
     return c
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.compare import compare
+    from hyperskill_lite.compare import DEFAULT_METHODS, compare
 
-    table, _ = compare(args.profile, args.episodes, args.seeds, methods=args.methods,
+    methods = args.methods
+    if args.reference is not None:
+        methods = list(dict.fromkeys([*(methods or DEFAULT_METHODS), args.reference]))
+    table, _ = compare(args.profile, args.episodes, args.seeds, methods=methods,
                        encoder=args.encoder, out=args.out, log=print, phrasing=args.phrasing,
-                       jobs=args.jobs, judge=args.judge)
+                       jobs=args.jobs, judge=args.judge, orders=args.order_seeds,
+                       protocol=protocol_options.settings_from_args(args),
+                       reference=args.reference, stats_seed=args.stats_seed)
     print()
     print(table)
     if args.out is not None:

@@ -1,9 +1,12 @@
 """``python -m hyperskill_lite run``: one memory method over a task list, resumable.
 
-The arguments become a `launch.RunSpec`; the command says where it writes and whether it
-starts, resumes or finds the run complete, runs it (launch.py), and prints the
-Table-1-style summary. SkillWorld runs say that their numbers are a simulation. A live
-run in which every episode failed exits 1.
+The arguments become a `launch.RunSpec`; a live run first checks its server (the
+preflight, before the run folder exists: a missing or refused key or an unknown model is
+one error line and exit 2); the command then says where it writes and whether it starts,
+resumes or finds the run complete, runs it (launch.py) with its log in ``OUT/run.log``,
+and prints the Table-1-style summary. SkillWorld runs say that their numbers are a
+simulation. A live run in which every episode failed exits 1. A GAIA test-split run
+(``--split test``) is never judged and writes ``OUT/submission.jsonl``.
 
 Not here: building the run's parts (launch.py), the episode loop (runner.py).
 """
@@ -12,8 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from hyperskill_lite import logs
+from hyperskill_lite.agent.preflight import CAPABILITIES
+from hyperskill_lite.cli import model_options, protocol_options
 from hyperskill_lite.cli.options import at_least_1, fraction, method_name
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
@@ -31,9 +38,9 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     r.add_argument("--method", default="hyperskill", type=method_name,
                    help="memory method (see `methods`)")
     r.add_argument("--episodes", type=at_least_1, default=None,
-                   help="number of tasks, in the fixed seed-42 order (default: all)")
+                   help="number of tasks, in the run's task order (default: all)")
     r.add_argument("--seed", type=int, default=0,
-                   help="world/model seed (the task order is always seed 42)")
+                   help="world/model seed (the task order is --order-seed's)")
     r.add_argument("--out", required=True, type=Path, help="run directory (rerun to resume)")
     r.add_argument("--encoder", choices=ENCODERS, default="minilm")
     r.add_argument("--k", type=at_least_1, default=None,
@@ -44,6 +51,9 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                    help="share pruned per maintenance cycle, in [0, 1] (0: none; default: "
                    "the config's 0.1)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    logs.add_arguments(r)
+    protocol_options.add_arguments(r.add_argument_group(
+        "evaluation protocol (default: the paper's, order seed 42, memory online)"))
     src = r.add_argument_group("offline world")
     src.add_argument("--world", choices=["skillworld"], default=None,
                      help="SkillWorld (the default when no live source is given)")
@@ -72,8 +82,12 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                       help="GAIA level(s) to keep (repeatable)")
     live.add_argument("--max-steps", type=at_least_1, default=10,
                       help="agent steps (model calls) per task; the last one must answer")
-    live.add_argument("--max-tokens", type=at_least_1, default=None,
-                      help="cap on the tokens a model writes per call (default: the server's)")
+    live.add_argument("--split", choices=["validation", "test"], default=None,
+                      help="GAIA's split: test (answers withheld) writes OUT/submission.jsonl "
+                      "and is never judged (default: validation, or what --data holds)")
+    live.add_argument("--needs", action="append", choices=CAPABILITIES, default=None,
+                      help="a capability the preflight checks the model for (repeatable; "
+                      "images and audio among the tasks' files add theirs)")
     live.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
                       default="auto",
                       help="structured outputs: auto probes once what the server accepts; "
@@ -84,6 +98,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     live.add_argument("--record", type=Path, default=None, help="record model calls to a cassette")
     live.add_argument("--replay", type=Path, default=None, help="replay a cassette offline")
     add_tool_arguments(r.add_argument_group("agent tools (live runs)"))
+    model_options.add_arguments(r.add_argument_group("model calls (live runs)"))
     r.set_defaults(handler=command, on_interrupt=interrupted)
     return r
 
@@ -98,19 +113,23 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         benchmark=args.benchmark, data=args.data, judge=args.judge,
         score_judge=args.score_judge, subset=args.subset,
         level=tuple(args.level) if args.level else None, max_steps=args.max_steps,
-        max_tokens=args.max_tokens, tools=tool_settings(args), structured=args.structured,
-        protocol=args.protocol, record=args.record, replay=args.replay)
+        split=args.split, settings=model_options.settings_from_args(args),
+        needs=tuple(args.needs or ()), tools=tool_settings(args), structured=args.structured,
+        protocol=args.protocol, record=args.record, replay=args.replay,
+        evaluation=protocol_options.settings_from_args(args))
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.launch import execute, prepare
-    from hyperskill_lite.runner import read_records, summarize, summary_table
+    from hyperskill_lite.launch import check_server, execute, prepare
+    from hyperskill_lite.runner import health_line, read_records, summarize, summary_table
+    from hyperskill_lite.sweep.execute import every_episode_failed
 
     spec = spec_from_args(args)
     if args.world is not None and spec.live:
         raise ValueError("--world skillworld cannot be combined with --backend, --benchmark "
                          "or --tasks")
     parts = prepare(spec)
+    observed = check_server(parts)  # before the run folder exists: a bad key exits 2 here
     n = len(parts.tasks)
     if spec.episodes is not None and spec.episodes > parts.available:
         print(f"note: {spec.task_source} has {parts.available} tasks; running all of them "
@@ -122,20 +141,34 @@ def command(args: argparse.Namespace) -> int:
         print(f"{spec.out}: resuming at episode {done + 1} of {n}")
     else:
         print(f"{spec.out}: {parts.system.name} on {n} task(s) of {spec.task_source}")
-    records = execute(parts)
+    with logs.run_log(spec.out, logs.file_level(args.log_level)):
+        records = execute(parts, observed=observed)
     print()
     if not spec.live:
         print(f"SkillWorld '{spec.profile}' profile, seed {spec.seed}, encoder {spec.encoder} "
               f"({SIMULATION})")
-    print(summary_table({parts.system.name: summarize(records)}, baseline=None))
+    if not spec.evaluation.is_paper:
+        print(f"protocol: {spec.evaluation.describe()}; the summary covers the evaluated "
+              "episodes")
+    print(summary_table({parts.system.name: summarize(spec.evaluation.evaluated(records))},
+                        baseline=None))
+    print(health_line(parts.system.name, summarize(records)))
     if spec.live:
         _report_usage(parts.llm, spec.out)
     failed = [r for r in records if r.get("error")]
     if failed:
         print(f"{len(failed)} episode(s) recorded an error (see 'error' in "
               f"{spec.out / 'episodes.jsonl'})")
-    print(f"records in {spec.out / 'episodes.jsonl'}; figures: "
+    if spec.split == "test":
+        print(f"GAIA test split: not scored here (answers withheld); leaderboard submission "
+              f"in {spec.out / 'submission.jsonl'}")
+    print(f"records in {spec.out / 'episodes.jsonl'}; log in {spec.out / 'run.log'}; figures: "
           f"python -m hyperskill_lite report {spec.out}")
+    if spec.live and every_episode_failed(records):
+        print(f"error: every episode failed (the last: {records[-1]['error']}); fix the cause "
+              f"and run again with a new --out ({spec.out} keeps the failed episodes)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

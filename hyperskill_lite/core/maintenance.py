@@ -9,11 +9,13 @@ One maintenance cycle is ``prune`` then ``merge``:
    a fraction of all nodes with nu >= N_min). Removed nodes leave every hyperedge; an
    emptied hyperedge keeps its task and lesson.
 2. merge: build the quality-weighted co-occurrence W over skill nodes (Eq. 12), propagate
-   the plain skill embeddings Z over it (Eq. 13), pick same-polarity pairs whose
-   propagated embeddings have cosine >= delta_merge (Eq. 14), greedily, best pair first,
-   each node at most once per cycle, and ask a merger (``MemoryLLM.merge``) for the
-   consolidated skill, giving it the pair's shared trajectory fragments (task and lesson
-   of up to ``config.merge_fragments`` hyperedges holding both).
+   the plain skill embeddings Z over it (Eq. 13), pick the pairs whose propagated
+   embeddings have cosine >= delta_merge (Eq. 14), greedily, best pair first, each node
+   at most once per cycle, and ask a merger (``MemoryLLM.merge``) for the consolidated
+   skill, giving it the pair's shared trajectory fragments (task and lesson of up to
+   ``config.merge_fragments`` hyperedges holding both). Eq. 14 compares every pair; by
+   default only pairs of one polarity are compared (strategy with strategy, mistake with
+   mistake): that restriction is our addition, ``config.merge_scope="all"`` lifts it.
 
 The pure parts (``cooccurrence_matrix``, ``propagate``, ``merge_candidates``,
 ``prune_selection``) work on arrays and indices only, stay sparse or
@@ -205,7 +207,10 @@ def propagate(
 def merge_candidates(
     Z_tilde: np.ndarray, polarity: Sequence[Any] | np.ndarray, delta: float, block: int = 1024
 ) -> list[tuple[int, int, float]]:
-    """Greedy merge pairs (Eq. 14): same polarity, cosine(z~_i, z~_j) >= delta.
+    """Greedy merge pairs: cosine(z~_i, z~_j) >= delta (Eq. 14), compared only within
+    groups of equal `polarity` label. Eq. 14 itself compares every pair: give one label
+    to all rows for that (``merge_scope="all"``); the per-polarity grouping is our
+    addition, the default of `merge`.
 
     Cosines are computed blockwise (``block`` rows against the later rows of their
     polarity group, the upper triangle only), so no n x n array is formed; the cost is
@@ -219,7 +224,8 @@ def merge_candidates(
     Parameters
     ----------
     Z_tilde : (n, d) propagated embeddings.
-    polarity : (n,) labels ("success"/"failure"); only equal labels are compared.
+    polarity : (n,) group labels ("success"/"failure", or one label for all); only
+        equal labels are compared.
     delta : threshold delta_merge.
     block : rows per block.
 
@@ -528,18 +534,23 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
 
     W from the current gammas (Eq. 12, diagonal per ``config.w_diagonal``), Z the plain
     skill embeddings, Z~ by propagation with ``config.alpha`` and ``config.L`` (Eq. 13),
-    greedy same-polarity pairs with cosine >= ``config.delta_merge`` (Eq. 14); for each
-    pair, best first, ``llm.merge(a, b, fragments=...)`` writes the merged skill from the
-    two skills and their shared trajectory fragments (``shared_fragments``, at most
-    ``config.merge_fragments``; with 0 the merger is called as ``merge(a, b)``), and
-    ``memory.merge_nodes`` replaces the two nodes with it (stats summed, memberships
-    reassigned, only the new node embedded). The merged node keeps the pair's polarity
-    whatever the merger returns.
+    greedy pairs with cosine >= ``config.delta_merge`` (Eq. 14) among the pairs
+    ``config.merge_scope`` allows ("same_polarity", the default and our addition, or
+    "all", Eq. 14 literally); for each pair, best first, ``llm.merge(a, b,
+    fragments=...)`` writes the merged skill from the two skills and their shared
+    trajectory fragments (``shared_fragments``, at most ``config.merge_fragments``; with 0
+    the merger is called as ``merge(a, b)``), and ``memory.merge_nodes`` replaces the two
+    nodes with it (stats summed, memberships reassigned, only the new node embedded).
+    The merged node keeps the pair's polarity whatever the merger returns; a
+    strategy-mistake pair (only under "all") takes the polarity of the node retrieved
+    more often (nu; ties: the older node), and the merger sees both as that kind (the
+    merge prompt merges two items of one kind).
 
     Returns
     -------
     One row per merge: {"a", "b", "a_name", "b_name", "polarity", "similarity",
-    "new_id", "name", "fragments"} (fragments: how many the merger saw).
+    "new_id", "name", "fragments", "cross_polarity"} (fragments: how many the merger
+    saw; cross_polarity: a strategy-mistake pair).
     """
     cfg = memory.config
     B_s, skill_ids, _edge_ids, edge_sizes = memory.skill_incidence()
@@ -554,34 +565,41 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
     W = cooccurrence_matrix(B_s, edge_sizes, gamma, diagonal=cfg.w_diagonal)  # Eq. 12
     Z = np.asarray(memory.skill_embeddings(skill_ids))
     Z_tilde = propagate(W, Z, alpha=cfg.alpha, L=cfg.L)  # Eq. 13
-    failure = set(memory.node_ids(kind="skill", polarity="failure"))
-    polarity = np.array(["failure" if s in failure else "success" for s in skill_ids], dtype=object)
-    pairs = merge_candidates(Z_tilde, polarity, cfg.delta_merge)  # Eq. 14
+    if cfg.merge_scope == "all":  # Eq. 14 as written: every pair is compared
+        groups = np.full(len(skill_ids), "skill", dtype=object)
+    else:  # our addition: strategies with strategies, mistakes with mistakes
+        failure = set(memory.node_ids(kind="skill", polarity="failure"))
+        groups = np.array(["failure" if s in failure else "success" for s in skill_ids],
+                          dtype=object)
+    pairs = merge_candidates(Z_tilde, groups, cfg.delta_merge)  # Eq. 14
     rows: list[dict[str, Any]] = []
     for i, j, sim in pairs:
         va, vb = memory.node(skill_ids[i]), memory.node(skill_ids[j])
-        a = Skill(va.name, va.content, va.polarity, dict(va.meta))
-        b = Skill(vb.name, vb.content, vb.polarity, dict(vb.meta))
+        cross = va.polarity != vb.polarity
+        kept = va.polarity if not cross or va.nu >= vb.nu else vb.polarity  # i < j: a older
+        a = Skill(va.name, va.content, kept, dict(va.meta))
+        b = Skill(vb.name, vb.content, kept, dict(vb.meta))
         if cfg.merge_fragments:
             frags = shared_fragments(memory, va.id, vb.id, cfg.merge_fragments)
             merged = llm.merge(a, b, fragments=frags)
         else:
             frags = []
             merged = llm.merge(a, b)
-        if merged.polarity != va.polarity:
-            merged = Skill(merged.name, merged.content, va.polarity, dict(merged.meta))
-        new_id = memory.merge_nodes(va.id, vb.id, merged)
+        if merged.polarity != kept:
+            merged = Skill(merged.name, merged.content, kept, dict(merged.meta))
+        new_id = memory.merge_nodes(va.id, vb.id, merged, polarity=kept if cross else None)
         rows.append(
             {
                 "a": va.id,
                 "b": vb.id,
                 "a_name": va.name,
                 "b_name": vb.name,
-                "polarity": va.polarity,
+                "polarity": kept,
                 "similarity": sim,
                 "new_id": new_id,
                 "name": merged.name,
                 "fragments": len(frags),
+                "cross_polarity": cross,
             }
         )
     return rows

@@ -248,6 +248,13 @@ class HypergraphMemory:
         """Ids of all hyperedges, in insertion order."""
         return list(self._edg.ids)
 
+    def edge_ids_where(self, key: str, value: Any) -> list[str]:
+        """Ids of the hyperedges whose meta has ``meta[key] == value``, in insertion order
+        (e.g. the hyperedges one task id wrote, for own-task exclusion). One pass over
+        the meta column, no copies."""
+        meta = self._edg.meta
+        return [self._edg.ids[j] for j in range(self._edg.n) if meta[j].get(key) == value]
+
     def embedding(self, id: str) -> np.ndarray:
         """phi of a node's text or a hyperedge's task + "\\n" + lesson: (d,) float32 copy."""
         store = self._store(id)
@@ -356,17 +363,25 @@ class HypergraphMemory:
                             "dedup": sum(p["dedup"] for p in placed)}
         return self._edg.ids[e]
 
-    def record_use(self, retrieval: Any, success: bool, steps: int) -> int:
+    def record_use(self, retrieval: Any, success: bool, steps: int,
+                   steps_observed: bool = True) -> int:
         """The stats update of a finished episode without its hyperedge, for when its
         extraction failed: every element `retrieval` used (R_u, S_q, E*) still present
         gets nu += 1, sigma += success, the running mean T_bar (Eq. 3 inputs), and T_min /
         T_max include the episode, exactly as `add_trajectory` would have done. Returns
-        how many elements were updated."""
+        how many elements were updated.
+
+        ``steps_observed=False`` is for an episode that errored before its first step (an
+        API failure: its T_i = 0 says nothing about efficiency). It then enters neither
+        T_min / T_max nor any T_bar (each element's T_bar stays its mean: the missing
+        step count is imputed as that mean), while nu and sigma still count the retrieval
+        and the failed outcome. Our addition: the paper has no errored episodes."""
         if success not in (True, False):
             raise TypeError(f"record_use: success must be a bool, got {success!r}")
         if not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 0:
             raise ValueError(f"record_use: steps must be an int >= 0, got {steps!r}")
-        return self._record(retrieval.retrieved_ids, bool(success), self._episode_steps(steps))
+        t = self._episode_steps(steps) if steps_observed else None
+        return self._record(retrieval.retrieved_ids, bool(success), t)
 
     def _episode_steps(self, steps: int) -> float:
         """T_i as a float, with T_min / T_max widened to include it."""
@@ -390,9 +405,10 @@ class HypergraphMemory:
         r = int(np.argmax(sims))
         return (r, float(sims[r])) if sims[r] >= self._config.delta_dedup else (None, None)
 
-    def _record(self, ids: Sequence[str], success: bool, steps: float) -> int:
-        """Eq. 3 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean.
-        Ids no longer present (pruned or merged since retrieval) are skipped."""
+    def _record(self, ids: Sequence[str], success: bool, steps: float | None) -> int:
+        """Eq. 3 stats of retrieved elements: nu += 1, sigma += r_i, T_bar running mean
+        (unchanged when `steps` is None: no step count was observed). Ids no longer
+        present (pruned or merged since retrieval) are skipped."""
         stores = {st.prefix: (st, []) for st in (self._sub, self._skl, self._edg)}
         for i in dict.fromkeys(ids):  # each element once
             st, rows = stores.get(i[:1], (None, None))
@@ -402,7 +418,8 @@ class HypergraphMemory:
             rows = np.array(found, dtype=np.int64)  # distinct
             store.nu[rows] += 1
             store.sigma[rows] += float(success)
-            store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
+            if steps is not None:
+                store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
         return sum(len(found) for _, found in stores.values())
 
     # ---------------------------------------------------------------- for maintenance.py
@@ -486,24 +503,32 @@ class HypergraphMemory:
                 keep = ~np.isin(node, rows)
                 self._inc[kind].set_pairs(node[keep], edge[keep])
 
-    def merge_nodes(self, a: str, b: str, skill: Skill) -> str:
-        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 14,
-        LLM-Merge): polarity of a and b (must match), sigma and nu summed, T_bar weighted
-        by nu, meta = merge_meta(a, b) updated by skill.meta; every membership of a or b
-        moves to the new node without duplicates. Only the new text is embedded."""
+    def merge_nodes(self, a: str, b: str, skill: Skill, polarity: str | None = None) -> str:
+        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 14
+        candidates, LLM-Merge): sigma and nu summed, T_bar weighted by nu, meta =
+        merge_meta(a, b) updated by skill.meta; every membership of a or b moves to the
+        new node without duplicates. Only the new text is embedded.
+
+        The new node has the polarity of a and b; two skills of different polarity
+        (a strategy and a mistake, possible under ``merge_scope="all"``) merge only with
+        an explicit `polarity` for the new node."""
         ra, rb = self._skill_row(a), self._skill_row(b)
         if a == b:
             raise ValueError(f"merge_nodes: cannot merge {a!r} with itself")
         S = self._skl
-        if S.polarity[ra] != S.polarity[rb]:
+        if polarity is not None and polarity not in POLARITIES:
+            raise ValueError(f"merge_nodes: polarity must be one of {POLARITIES}, got {polarity!r}")
+        if S.polarity[ra] != S.polarity[rb] and polarity is None:
             raise ValueError(
                 f"merge_nodes: {a!r} is a {POLARITIES[S.polarity[ra]]} skill and {b!r} a "
-                f"{POLARITIES[S.polarity[rb]]} skill; only same-polarity skills merge"
+                f"{POLARITIES[S.polarity[rb]]} skill; give the merged node's polarity to "
+                "merge across polarities"
             )
+        code = S.polarity[ra] if polarity is None else POLARITIES.index(polarity)
         vec = self._encoder.encode([skill_text(skill.name, skill.content)])[0]
         meta = merge_meta(S.meta[ra], S.meta[rb])
         meta.update(copy.deepcopy(skill.meta))
-        r = S.add(vec, meta, name=skill.name, content=skill.content, polarity=S.polarity[ra])
+        r = S.add(vec, meta, name=skill.name, content=skill.content, polarity=code)
         nu = S.nu[ra] + S.nu[rb]
         S.nu[r], S.sigma[r] = nu, S.sigma[ra] + S.sigma[rb]
         S.tbar[r] = (

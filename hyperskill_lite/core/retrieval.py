@@ -12,6 +12,11 @@ memberships and a binary search into the skill memberships (sorted by hyperedge)
 loop over the memory in Python and no matrix rebuilt after an insertion. Ablation modes: "no-subtask" (E* = E_traj), "no-trajectory"
 (E* = E_sub), "flat" (w/o hypergraph: top-k_s skills by cos to phi(d_q), no lessons).
 
+Own-task exclusion (our addition, for multi-pass runs): ``exclude_edges`` leaves the
+given hyperedges out of both paths, with the subtask nodes they hold (out of R_u, each
+subtask node belonging to one trajectory) and, in flat mode, the skills found in no
+other hyperedge; budgets are filled from the rest.
+
 Not here: the decomposition P_0 (an LLM call; callers pass the plan), the stats update
 after the episode (memory.add_trajectory), re-ranking by utility (the paper has none).
 """
@@ -19,7 +24,7 @@ after the episode (memory.add_trajectory), re-ranking by utility (the paper has 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -163,6 +168,8 @@ class Retrieval:
     skill_scores: dict[str, float] = field(default_factory=dict)
     skill_edges: dict[str, list[str]] = field(default_factory=dict)
     skill_labels: dict[str, str] = field(default_factory=dict)
+    excluded_edge_ids: list[str] = field(default_factory=list)
+    """Hyperedges left out by ``exclude_edges`` (own-task exclusion), present in memory."""
 
     @property
     def retrieved_ids(self) -> list[str]:
@@ -239,11 +246,14 @@ def retrieve(
     k_u: int | None = None,
     k_e: int | None = None,
     k_s: int | None = None,
+    exclude_edges: Collection[str] = (),
 ) -> Retrieval:
     """Retrieve context for task d_q with decomposition `plan` = P_0 (Eq. 4-9).
 
     Budgets default to the memory's config. An empty plan makes the subtask path
-    contribute nothing; an empty memory gives an empty Retrieval with context "".
+    contribute nothing (a failed decomposition: E* = E_traj from d_q alone); an empty
+    memory gives an empty Retrieval with context "". `exclude_edges`: hyperedge ids
+    neither path may return (module docstring; ids not in the memory are ignored).
     Reads the memory's arrays directly (a friend of memory.py).
     """
     if mode not in MODES:
@@ -267,6 +277,8 @@ def retrieve(
     out = Retrieval(task=task, plan=plan, mode=mode)
     if not E.n and not S.row:
         return out
+    ex = np.array(sorted({E.row[e] for e in exclude_edges if e in E.row}), dtype=np.int64)
+    out.excluded_edge_ids = [E.ids[j] for j in ex.tolist()]
     use_sub = mode in ("full", "no-trajectory") and bool(plan) and k_u > 0 and bool(U.row)
     use_traj = mode in ("full", "no-subtask") and k_e > 0 and E.n > 0
     q = memory.encoder.encode([task, "\n".join(plan)] if use_sub else [task])  # (1|2, d)
@@ -277,10 +289,12 @@ def retrieve(
         s_u = _rounded(U.emb[: U.n] @ q[1])  # (n_u,) cos(h_P0, h_v)
         if len(U.row) < U.n:
             s_u[~U.alive[: U.n]] = -np.inf
-        r_u = top_k(s_u, min(k_u, len(U.row)))  # Eq. 4
         node, edge = memory._inc["subtask"].pairs()
-        mask = node == r_u[0]  # memberships of R_u: k_u vectorised passes (k_u is small)
-        for r in r_u[1:]:
+        if len(ex):  # subtask nodes of excluded trajectories
+            s_u[node[np.isin(edge, ex)]] = -np.inf
+        r_u = top_k(s_u, min(k_u, int(np.isfinite(s_u).sum())))  # Eq. 4
+        mask = np.zeros(len(node), dtype=bool)  # memberships of R_u: k_u vectorised
+        for r in r_u:  # passes (k_u is small)
             mask |= node == r
         hit = np.flatnonzero(mask)
         rank = {r: i for i, r in enumerate(r_u.tolist())}
@@ -291,14 +305,20 @@ def retrieve(
         out.subtask_scores = dict(zip([U.ids[r] for r in r_u.tolist()], s_u[r_u].tolist()))
     if use_traj:
         s_e = _rounded(E.emb[: E.n] @ q_task)  # (n_e,) cos(h_dq, h_e)
-        e_traj = top_k(s_e, k_e)  # Eq. 5
+        s_e[ex] = -np.inf
+        e_traj = top_k(s_e, min(k_e, E.n - len(ex)))  # Eq. 5
     e_star = _distinct(np.concatenate([e_traj, e_sub]))  # Eq. 6
 
     if mode == "flat":
         s_s = _rounded(S.emb[: S.n] @ q_task)  # (n_s,) cos(h_dq, h_v)
         if len(S.row) < S.n:
             s_s[~S.alive[: S.n]] = -np.inf
-        s_q = top_k(s_s, min(k_s, len(S.row)))
+        if len(ex):  # skills held only by excluded trajectories
+            node_s, edge_s = memory._inc["skill"].pairs()
+            inside = np.isin(edge_s, ex)
+            only = np.setdiff1d(node_s[inside], node_s[~inside])
+            s_s[only] = -np.inf
+        s_q = top_k(s_s, min(k_s, int(np.isfinite(s_s).sum())))
         out.skill_scores = {S.ids[r]: float(s_s[r]) for r in s_q}
     else:
         members, via = _columns(*memory._inc["skill"].pairs(), e_star)  # skills of E*

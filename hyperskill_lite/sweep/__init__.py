@@ -1,12 +1,14 @@
 """Sweeps: a grid of runs (method x SkillWorld profile or benchmark x seed x backbone x
 config fields) from one TOML file, fanned out on a local process pool or on Ray, then
-one Table-1-style frame, figures and a failures list.
+one Table-1-style frame, figures and a failures list. Live cells run as threads of the
+sweep's process (network-bound streams against one server; ``--jobs 64``), SkillWorld
+cells as processes (execute.py).
 
 ``python -m hyperskill_lite sweep SWEEP.toml [--executor local|ray] [--address ADDR]
 [--jobs N] [--out DIR]``, or `run_sweep` from Python. Every cell is exactly one `run`
 (its own folder, resumable); a rerun skips finished cells and resumes unfinished ones.
 
-May import: core, types, methods, runner, plots. Must not import: cli.
+May import: core, types, agent, methods, runner, launch, logs, plots. Must not import: cli.
 """
 
 from __future__ import annotations
@@ -49,11 +51,14 @@ def run_sweep(
     executor: str = "local",
     jobs: int | None = None,
     address: str | None = None,
-    log: Any = print,
+    log: Any = None,
+    in_process: bool = True,
 ) -> tuple[list[CellResult], dict[str, Path]]:
     """Run (or complete) a sweep and write its results under `out`: the cells' run
     folders, ``table.csv``, ``table.md``, ``failures.md``, ``cells.json`` and
-    ``figures/``. Returns the cell results and the written paths."""
+    ``figures/``. Returns the cell results and the written paths. Progress lines go to
+    `log` (a callable such as ``print``), else to the logger (`run_cells`)."""
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep(sweep)
-    results = run_cells(spec, Path(out), executor=executor, jobs=jobs, address=address, log=log)
-    return results, write_results(results, Path(out))
+    results = run_cells(spec, Path(out), executor=executor, jobs=jobs, address=address, log=log,
+                        in_process=in_process)
+    return results, write_results(results, Path(out), reference=spec.reference)

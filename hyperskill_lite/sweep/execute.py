@@ -1,11 +1,22 @@
-"""Running a sweep's cells: each one `python -m hyperskill_lite run ...` in its own process,
-on a local pool or on Ray, with a per-backbone concurrency limit and progress lines.
+"""Running a sweep's cells: SkillWorld cells as `python -m hyperskill_lite run ...` processes,
+live cells as threads of this process, on a local pool or on Ray, with a per-backbone
+concurrency limit and progress lines.
 
 - A cell whose folder holds ``sweep-done.json`` (written after its run exited 0 with the
   same command line) is skipped; any other cell is started, and `run` itself resumes an
   unfinished one after the last finished episode (runs survive SIGKILL). A rerun of the
   sweep therefore completes what is missing and redoes nothing.
-- ``local``: at most `jobs` cells at once, each a child process of this one.
+- ``local``: at most `jobs` cells at once. A SkillWorld cell (CPU-bound) is a child
+  process of this one. A live cell (network-bound: it waits for its model server almost
+  all the time) is a thread of this process that runs the same `run` in-process
+  (`launch.prepare`, the preflight, `launch.execute`), so dozens of streams (``--jobs 64``)
+  can keep one vLLM server busy without dozens of interpreters. Each stream runs its
+  episodes, and so its memory operations, strictly in order (the paper's online
+  protocol); streams share only the encoder (built once, before the threads start, and
+  used in threads only when `encoder_thread_safe` says so; otherwise live cells fall
+  back to processes) and the process: each has its own model clients, no progress bar,
+  no environment changes (keys are read from the variable `key_env` names), and its
+  own ``run.log`` (logs.py). A cell whose every episode failed counts as failed.
 - ``ray``: each cell is a Ray task (1 CPU) that starts the same child process on whichever
   node runs it; ``address`` joins an existing cluster (``"auto"`` or ``ray://...``),
   otherwise a local Ray starts with `jobs` CPUs. The nodes need this package installed and
@@ -13,8 +24,9 @@ on a local pool or on Ray, with a per-backbone concurrency limit and progress li
   by Ray; one that still fails is recorded as failed.
 - The child process is killed with its parent on Linux (``PR_SET_PDEATHSIG``), so a killed
   worker never leaves a run writing into a folder a retry is about to use.
-- A failed cell never stops the others: its error (the last lines of its output) is kept
-  in the result and in ``OUT/failures.md``.
+- A failed cell never stops the others: its error (the last lines of its output, or the
+  one-line error of an in-process cell, with the exit code the `run` command would
+  have given) is kept in the result and in ``OUT/failures.md``.
 
 Not here: the grid (spec.py), tables and figures (results.py).
 """
@@ -22,6 +34,7 @@ Not here: the grid (spec.py), tables and figures (results.py).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -35,11 +48,13 @@ from typing import Any
 
 from hyperskill_lite.sweep.spec import Cell, SweepSpec
 
-__all__ = ["CellResult", "run_cells", "EXECUTORS", "DONE_FILE"]
+__all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
+           "every_episode_failed", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
 DONE_FILE = "sweep-done.json"
 ERROR_TAIL = 1500
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -84,17 +99,99 @@ def _episodes(run_dir: Path) -> int:
         return sum(1 for line in f if line.strip())
 
 
+def _check_keys(cell: Cell) -> None:
+    """A backbone whose key_env / judge_key_env names an unset variable cannot run."""
+    bb = cell.backbone
+    if bb is None:
+        return
+    for name, what in ((bb.key_env, "key_env"), (bb.judge_key_env, "judge_key_env")):
+        if name and os.environ.get(name) is None:
+            raise RuntimeError(f"backbone {bb.name!r}: environment variable {name} ({what}) "
+                               "is not set")
+
+
 def _env_for(cell: Cell) -> dict[str, str]:
+    """The environment of a cell's child process (a copy: this process's is untouched)."""
+    _check_keys(cell)
     env = {**os.environ, "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    if cell.backbone is not None and cell.backbone.key_env:
-        key = os.environ.get(cell.backbone.key_env)
-        if key is None:
-            raise RuntimeError(
-                f"backbone {cell.backbone.name!r}: environment variable "
-                f"{cell.backbone.key_env} (key_env) is not set"
-            )
-        env["OPENAI_API_KEY"] = key
+    bb = cell.backbone
+    if bb is not None and bb.key_env:
+        env["OPENAI_API_KEY"] = os.environ[bb.key_env]
+    if bb is not None and bb.judge_key_env:
+        from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
+
+        env[ENV_JUDGE_API_KEY] = os.environ[bb.judge_key_env]
     return env
+
+
+def every_episode_failed(records: list[dict[str, Any]]) -> bool:
+    """True when a run has episodes and each recorded an error (a server that refused
+    every call, ...): such a run exits non-zero.
+
+    >>> every_episode_failed([{"error": "HTTP 401"}]), every_episode_failed([])
+    (True, False)
+    """
+    return bool(records) and all(r.get("error") for r in records)
+
+
+def spec_of(cell: Cell, out_root: Path) -> Any:
+    """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means."""
+    from hyperskill_lite.launch import RunSpec
+    from hyperskill_lite.protocol import EvalProtocol
+
+    config = dict(cell.config)
+    common: dict[str, Any] = dict(
+        out=Path(out_root) / cell.key, method=cell.method, seed=cell.seed,
+        episodes=cell.episodes, encoder=cell.encoder, k=config.get("k"),
+        prune_mode=config.get("prune_mode"), rho=config.get("rho"), progress=False,
+        evaluation=EvalProtocol(order_seed=cell.order_seed))
+    if cell.backbone is None:
+        return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing)
+    b, bb = cell.benchmark, cell.backbone
+    assert b is not None
+    return RunSpec(**common, backend="openai", model=bb.model, base_url=bb.base_url,
+                   benchmark=b.name, data=Path(b.data), judge=b.judge, split=b.split,
+                   settings=bb.model_settings())
+
+
+def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
+    """Run one live cell in this thread, as its `run` command would (preflight before the
+    folder exists, then the resumable run, with the cell's own ``run.log``); (exit code,
+    one-line error or "", seconds). Exit codes as the command's: 2 for an error the user
+    can fix (bad data, a refused key, ...), 1 when every episode failed."""
+    from hyperskill_lite import launch
+    from hyperskill_lite.agent.cassette import CassetteMiss
+    from hyperskill_lite.agent.llm import LLMError
+    from hyperskill_lite.logs import run_log
+    from hyperskill_lite.runner import RunError
+
+    t = time.perf_counter()
+    try:
+        _check_keys(cell)
+        spec = spec_of(cell, out_root)
+        parts = launch.prepare(spec)
+        observed = launch.check_server(parts)  # before the folder exists
+        with run_log(spec.out):
+            logger.info("cell %s: %s on %d task(s)", cell.key, parts.system.name, len(parts.tasks))
+            records = launch.execute(parts, observed=observed)
+    except (ValueError, RunError, LLMError, CassetteMiss, RuntimeError, OSError) as exc:
+        return 2, "error: " + (" ".join(str(exc).split()) or type(exc).__name__), \
+            time.perf_counter() - t
+    seconds = time.perf_counter() - t
+    if every_episode_failed(records):
+        return 1, (f"error: every episode of {cell.key} failed; the last: "
+                   f"{' '.join(str(records[-1]['error']).split())[:300]}"), seconds
+    return 0, "", seconds
+
+
+def encoder_thread_safe(name: str) -> bool:
+    """Whether the encoder `name` may be shared by cells running in threads: the hashing
+    encoder (numpy only, no files) is; another only when its class says so
+    (``thread_safe = True``: a lock around model calls and the disk cache)."""
+    from hyperskill_lite.core.embed import encoder_by_name
+
+    enc = encoder_by_name(name)  # built here, in the calling thread, once
+    return type(enc).__name__ == "HashingEncoder" or bool(getattr(enc, "thread_safe", False))
 
 
 def _done_marker(run_dir: Path, argv: list[str]) -> bool:
@@ -107,10 +204,13 @@ def _done_marker(run_dir: Path, argv: list[str]) -> bool:
 
 class _Local:
     def __init__(self, jobs: int) -> None:
-        self.pool = ThreadPoolExecutor(jobs)
+        self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="cell")
 
     def submit(self, argv: list[str], env: dict[str, str], cwd: str) -> Future:
         return self.pool.submit(run_cell_process, argv, env, cwd)
+
+    def submit_inprocess(self, cell: Cell, out: Path) -> Future:
+        return self.pool.submit(run_cell_inprocess, cell, out)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -152,16 +252,27 @@ def run_cells(
     executor: str = "local",
     jobs: int | None = None,
     address: str | None = None,
-    log: Callable[[str], None] | None = print,
+    log: Callable[[str], None] | None = None,
+    in_process: bool = True,
 ) -> list[CellResult]:
     """Run every cell of `spec` under `out` (see the module docstring); one CellResult per
-    cell, in the grid's order. `jobs`: cells at once (default: the number of cores)."""
+    cell, in the grid's order. `jobs`: cells at once (default: the number of cores, or,
+    for a sweep of live cells only, the sum of the backbones' max_concurrent).
+    `in_process=False` runs live cells as processes too. Progress lines go to `log`
+    (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute`` logger at INFO."""
     if executor not in EXECUTORS:
         raise ValueError(f"sweep: executor must be one of {EXECUTORS}, got {executor!r}")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    jobs = max(1, int(jobs or os.cpu_count() or 1))
     cells = list(spec.cells())
+    live_only = bool(cells) and all(c.backbone is not None for c in cells)
+    default_jobs = (sum(b.max_concurrent for b in spec.backbones) if live_only
+                    else os.cpu_count() or 1)
+    jobs = max(1, int(jobs or default_jobs))
+    threads = (executor == "local" and in_process
+               and any(c.backbone is not None for c in cells)
+               and encoder_thread_safe(spec.encoder))
+    say = log if log is not None else log_info
     results: dict[int, CellResult] = {}
     todo: list[int] = []
     for i, cell in enumerate(cells):
@@ -174,13 +285,11 @@ def run_cells(
     episodes_before = sum(_episodes(out / cells[i].key) for i in todo)
 
     def progress(extra: str = "") -> None:
-        if log is None:
-            return
         done = sum(r.status in ("done", "skipped") for r in results.values())
         failed = sum(r.status == "failed" for r in results.values())
         eps = sum(_episodes(out / cells[i].key) for i in todo) - episodes_before
         rate = eps / max(time.perf_counter() - t0, 1e-9)
-        log(f"[sweep] {done}/{len(cells)} done, {len(running)} running, {failed} failed, "
+        say(f"[sweep] {done}/{len(cells)} done, {len(running)} running, {failed} failed, "
             f"{rate:.2f} episodes/s{extra}")
 
     runner: _Local | _Ray = _Local(jobs) if executor == "local" else _Ray(jobs, address)
@@ -204,7 +313,10 @@ def run_cells(
                     results[i] = CellResult(cell, "failed", error=str(exc))
                     progress(f" | {cell.key}: failed ({exc})")
                     continue
-                fut = runner.submit(cell.argv(out), env, str(Path.cwd()))
+                if threads and cell.backbone is not None:
+                    fut = runner.submit_inprocess(cell, out)  # type: ignore[union-attr]
+                else:
+                    fut = runner.submit(cell.argv(out), env, str(Path.cwd()))
                 running[fut] = i
                 per_backbone[cell.backbone_name] = per_backbone.get(cell.backbone_name, 0) + 1
             if not running:
@@ -233,3 +345,8 @@ def run_cells(
     finally:
         runner.close()
     return [results[i] for i in range(len(cells))]
+
+
+def log_info(line: str) -> None:
+    """The default progress sink: the module's logger at INFO."""
+    logger.info("%s", line)

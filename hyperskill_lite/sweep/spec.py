@@ -6,17 +6,21 @@ fields), read from TOML and checked field by field.
 episodes = 20            # tasks per cell (default: every task of the profile / benchmark)
 encoder = "hashing"      # "minilm" (default) or "hashing"
 phrasing = "calibrated"  # SkillWorld's text model (default calibrated)
+reference = "hyperskill"  # optional: pair every setting with it too (besides no-memory)
+temperature = 0.7        # model settings for every backbone (see below)
 
 [grid]
 method = ["hyperskill", "memp"]
 profile = ["gaia", "xbench"]   # SkillWorld profiles (offline; no [[backbone]] needed)
 seed = [0, 1]
+order_seed = [42, 7]          # optional: task orders (run --order-seed; default 42)
 k = [2, 5]                     # optional config fields: k, rho, prune_mode
 
 [[benchmark]]                  # live benchmarks instead of profiles (need a backbone)
 name = "gaia"                  # gaia | webwalkerqa | xbench
 data = "data/gaia/2023/validation"
 judge = "llm"                  # optional: exact | llm | self
+split = "validation"           # optional: "test" for GAIA's test split (a submission)
 
 [[backbone]]                   # live models (OpenAI-compatible)
 name = "qwen3-30b"
@@ -24,10 +28,22 @@ model = "Qwen/Qwen3-30B-A3B"
 base_url = "http://gpu-node:8000/v1"
 key_env = "VLLM_KEY"           # the environment variable holding its key (optional)
 max_concurrent = 8             # cells at once against this server (default 4)
+extra_body = { chat_template_kwargs = { enable_thinking = false } }
+judge_model = "gpt-4o"         # the GT judge's own model and server (optional)
+judge_base_url = "https://api.openai.com/v1"
+judge_key_env = "OPENAI_API_KEY"
 ```
 
-Each cell is exactly one `python -m hyperskill_lite run ...` (`Cell.argv`) with its own
-output folder under the sweep's output folder.
+Model settings (`MODEL_FIELDS`, the `run` options of the same names: temperature, top_p,
+max_tokens, timeout, max_retries, extra_body, judge_model, judge_base_url,
+judge_temperature) may be set for the whole sweep in ``[sweep]`` and for one backbone in
+its ``[[backbone]]`` table, which wins; each is checked as `agent.settings.ModelSettings`
+checks it. ``judge_key_env`` names the variable holding the judge server's key.
+
+Each cell is exactly one `run` (`Cell.argv`: ``python -m hyperskill_lite run ...``) with
+its own output folder under the sweep's output folder; execute.py runs SkillWorld cells
+as that command in a process of their own and live cells in threads of the sweep's
+process (network-bound), with the same settings (`Cell.settings`).
 
 >>> spec = parse_sweep({"grid": {"method": ["hyperskill"], "profile": ["gaia"], "seed": [0, 1]},
 ...                     "sweep": {"episodes": 5, "encoder": "hashing"}})
@@ -40,15 +56,19 @@ Not here: running the cells (execute.py), the results (results.py).
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.settings import ModelSettings
 from hyperskill_lite.core.config import PRUNE_MODES
+from hyperskill_lite.protocol import PAPER_ORDER_SEED
 
-__all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep"]
+__all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep",
+           "MODEL_FIELDS"]
 
 PROFILES = ("gaia", "webwalker", "xbench")
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
@@ -59,6 +79,10 @@ CONFIG_FIELDS = {"k": int, "rho": float, "prune_mode": str}
 """Config fields a grid may vary (the `run` options of the same names)."""
 DEFAULT_MAX_CONCURRENT = 4
 SKILLWORLD = "skillworld"
+MODEL_FIELDS = ("temperature", "top_p", "max_tokens", "timeout", "max_retries", "extra_body",
+                "judge_model", "judge_base_url", "judge_temperature")
+"""Model settings a sweep or a backbone may set (the `run` options of the same names)."""
+SPLITS = ("validation", "test")
 
 
 class SweepError(ValueError):
@@ -74,6 +98,18 @@ class Backbone:
     base_url: str | None = None
     key_env: str | None = None
     max_concurrent: int = DEFAULT_MAX_CONCURRENT
+    settings: tuple[tuple[str, Any], ...] = ()
+    """Model settings (`MODEL_FIELDS`) set for this backbone, the sweep's included."""
+    judge_key_env: str | None = None
+
+    def model_settings(self) -> ModelSettings:
+        """The backbone's settings as `ModelSettings` (keys named by key_env)."""
+        values: dict[str, Any] = dict(self.settings)
+        if self.key_env:
+            values["api_key_env"] = self.key_env
+        if self.judge_key_env:
+            values["judge_api_key_env"] = self.judge_key_env
+        return ModelSettings.from_dict(values)
 
 
 @dataclass(frozen=True)
@@ -83,6 +119,7 @@ class Benchmark:
     name: str
     data: str
     judge: str | None = None
+    split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +135,8 @@ class Cell:
     episodes: int | None = None
     encoder: str = "minilm"
     phrasing: str = "calibrated"
+    order_seed: int = PAPER_ORDER_SEED
+    """The task order's seed (`run --order-seed`; 42, the paper's, by default)."""
 
     @property
     def backbone_name(self) -> str:
@@ -118,7 +157,8 @@ class Cell:
         """Its folder under the sweep's output, e.g. ``skillworld/gaia/hyperskill/seed-0``."""
         parts = [self.backbone_name, self.task_set, self.method]
         parts += [f"{k}-{v}" for k, v in self.config]
-        return "/".join(_safe(p) for p in parts) + f"/seed-{self.seed}"
+        order = "" if self.order_seed == PAPER_ORDER_SEED else f"-order-{self.order_seed}"
+        return "/".join(_safe(p) for p in parts) + f"/seed-{self.seed}{order}"
 
     def argv(self, out_root: Path) -> list[str]:
         """The `run` command line of this cell (after ``python -m hyperskill_lite``)."""
@@ -127,6 +167,8 @@ class Cell:
                "--no-progress"]
         if self.episodes is not None:
             out += ["--episodes", str(self.episodes)]
+        if self.order_seed != PAPER_ORDER_SEED:  # the default keeps older command lines
+            out += ["--order-seed", str(self.order_seed)]
         for k, v in self.config:
             out += [f"--{k.replace('_', '-')}", str(v)]
         if self.backbone is None:
@@ -141,7 +183,17 @@ class Cell:
                 out += ["--base-url", bb.base_url]
             if b.judge:
                 out += ["--judge", b.judge]
+            if b.split:
+                out += ["--split", b.split]
+            for k, v in bb.settings:
+                value = json.dumps(v, sort_keys=True) if isinstance(v, dict) else str(v)
+                out += [f"--{k.replace('_', '-')}", value]
         return out
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        """The live cell's model settings (None for SkillWorld)."""
+        return None if self.backbone is None else self.backbone.model_settings()
 
 
 @dataclass
@@ -158,19 +210,24 @@ class SweepSpec:
     encoder: str = "minilm"
     phrasing: str = "calibrated"
     source: str = "<sweep>"
+    orders: list[int] = field(default_factory=lambda: [PAPER_ORDER_SEED])
+    """Task order seeds (``[grid] order_seed``); each (seed, order) is one cell."""
+    reference: str | None = None
+    """A method every setting's SR is also paired with in the tables (``[sweep]
+    reference``), besides no-memory."""
 
     def cells(self) -> Iterator[Cell]:
-        """Every cell, backbone by backbone, task set, method, config, seed."""
+        """Every cell, backbone by backbone, task set, method, config, seed, order."""
         keys = sorted(self.config)
         combos = list(itertools.product(*(self.config[k] for k in keys))) or [()]
         worlds: list[tuple[Backbone | None, str | None, Benchmark | None]] = []
         worlds += [(None, p, None) for p in self.profiles]
         worlds += [(bb, None, b) for bb in self.backbones for b in self.benchmarks]
-        for (bb, prof, bench), method, combo, seed in itertools.product(
-            worlds, self.methods, combos, self.seeds
+        for (bb, prof, bench), method, combo, seed, order in itertools.product(
+            worlds, self.methods, combos, self.seeds, self.orders
         ):
             yield Cell(method, seed, bb, prof, bench, tuple(zip(keys, combo)), self.episodes,
-                       self.encoder, self.phrasing)
+                       self.encoder, self.phrasing, order)
 
 
 def _safe(s: str) -> str:
@@ -209,7 +266,8 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
                    "[[benchmark]], [[backbone]])")
     head = _table(raw, "sweep", fail, required=False)
     grid = _table(raw, "grid", fail, required=True)
-    known_head = {"episodes", "encoder", "phrasing"}
+    known_head = {"episodes", "encoder", "phrasing", "reference", *MODEL_FIELDS,
+                  "judge_key_env"}
     for k in head:
         if k not in known_head:
             raise fail(f"sweep.{k}", f"unknown field (expected one of {sorted(known_head)})")
@@ -220,7 +278,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
     encoder = _choice(head.get("encoder", "minilm"), ENCODERS, "sweep.encoder", fail)
     phrasing = _choice(head.get("phrasing", "calibrated"), PHRASINGS, "sweep.phrasing", fail)
 
-    known_grid = {"method", "profile", "seed", *CONFIG_FIELDS}
+    known_grid = {"method", "profile", "seed", "order_seed", *CONFIG_FIELDS}
     for k in grid:
         if k not in known_grid:
             raise fail(f"grid.{k}", f"unknown field (expected one of {sorted(known_grid)})")
@@ -229,6 +287,13 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
         if m not in METHODS:
             raise fail(f"grid.method[{i}]", f"unknown method {m!r}; choose from {sorted(METHODS)}")
     seeds = _list(grid, "seed", int, fail, required=False) or [0]
+    orders = _list(grid, "order_seed", int, fail, required=False) or [PAPER_ORDER_SEED]
+    for i, o in enumerate(orders):
+        if o < 0:
+            raise fail(f"grid.order_seed[{i}]", f"must be >= 0, got {o}")
+    reference = head.get("reference")
+    if reference is not None and reference not in methods:
+        raise fail("sweep.reference", f"must be one of grid.method {methods}, got {reference!r}")
     profiles = _list(grid, "profile", str, fail, required=False)
     for i, p in enumerate(profiles):
         _choice(p, PROFILES, f"grid.profile[{i}]", fail)
@@ -246,8 +311,11 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
     for i, v in enumerate(config.get("prune_mode", [])):
         _choice(v, PRUNE_MODES, f"grid.prune_mode[{i}]", fail)
 
+    shared = _model_settings(head, "sweep", fail)
+    judge_key_env = _env_name(head, "judge_key_env", "sweep", fail)
     benchmarks = [_benchmark(b, i, fail) for i, b in enumerate(_array(raw, "benchmark", fail))]
-    backbones = [_backbone(b, i, fail) for i, b in enumerate(_array(raw, "backbone", fail))]
+    backbones = [_backbone(b, i, fail, shared, judge_key_env)
+                 for i, b in enumerate(_array(raw, "backbone", fail))]
     names = [b.name for b in backbones]
     if len(set(names)) != len(names) or SKILLWORLD in names:
         raise fail("backbone.name", f"names must be distinct and not {SKILLWORLD!r}: {names}")
@@ -260,7 +328,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
         raise fail("grid.profile", "give SkillWorld profiles or [[benchmark]] tables: "
                    "the sweep has nothing to run on")
     return SweepSpec(methods, seeds, profiles, benchmarks, backbones, config, episodes,
-                     encoder, phrasing, source)
+                     encoder, phrasing, source, orders, reference)
 
 
 def _table(raw: dict[str, Any], name: str, fail: Any, required: bool) -> dict[str, Any]:
@@ -321,20 +389,47 @@ def _str_field(t: dict[str, Any], k: str, where: str, fail: Any, required: bool)
 
 def _benchmark(t: dict[str, Any], i: int, fail: Any) -> Benchmark:
     where = f"benchmark[{i}]"
-    extra = set(t) - {"name", "data", "judge"}
+    extra = set(t) - {"name", "data", "judge", "split"}
     if extra:
-        raise fail(f"{where}.{sorted(extra)[0]}", "unknown field (expected name, data, judge)")
+        raise fail(f"{where}.{sorted(extra)[0]}",
+                   "unknown field (expected name, data, judge, split)")
     name = _choice(_str_field(t, "name", where, fail, True), BENCHMARKS, f"{where}.name", fail)
     data = _str_field(t, "data", where, fail, True)
     judge = _str_field(t, "judge", where, fail, False)
     if judge is not None:
         _choice(judge, JUDGES, f"{where}.judge", fail)
-    return Benchmark(name, data, judge)  # type: ignore[arg-type]
+    split = _str_field(t, "split", where, fail, False)
+    if split is not None:
+        _choice(split, SPLITS, f"{where}.split", fail)
+        if split == "test" and name != "gaia":
+            raise fail(f"{where}.split", "split = \"test\" applies to gaia only")
+    return Benchmark(name, data, judge, split)  # type: ignore[arg-type]
 
 
-def _backbone(t: dict[str, Any], i: int, fail: Any) -> Backbone:
+def _model_settings(t: dict[str, Any], where: str, fail: Any) -> dict[str, Any]:
+    """The model settings of a table, each checked (`ModelSettings`)."""
+    out = {k: t[k] for k in MODEL_FIELDS if k in t}
+    for k, v in out.items():
+        try:
+            ModelSettings.from_dict({k: v})
+        except (TypeError, ValueError) as e:
+            msg = str(e).replace(f"--{k.replace('_', '-')} ", "")
+            raise fail(f"{where}.{k}", msg) from None
+    return out
+
+
+def _env_name(t: dict[str, Any], k: str, where: str, fail: Any) -> str | None:
+    v = _str_field(t, k, where, fail, False)
+    if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+        raise fail(f"{where}.{k}", f"must be an environment variable name, got {v!r}")
+    return v
+
+
+def _backbone(t: dict[str, Any], i: int, fail: Any, shared: dict[str, Any] | None = None,
+              judge_key_env: str | None = None) -> Backbone:
     where = f"backbone[{i}]"
-    known = {"name", "model", "base_url", "key_env", "max_concurrent"}
+    known = {"name", "model", "base_url", "key_env", "max_concurrent", "judge_key_env",
+             *MODEL_FIELDS}
     extra = set(t) - known
     if extra:
         raise fail(f"{where}.{sorted(extra)[0]}", f"unknown field (expected {sorted(known)})")
@@ -343,13 +438,14 @@ def _backbone(t: dict[str, Any], i: int, fail: Any) -> Backbone:
     mc = t.get("max_concurrent", DEFAULT_MAX_CONCURRENT)
     if not isinstance(mc, int) or isinstance(mc, bool) or mc < 1:
         raise fail(f"{where}.max_concurrent", f"must be an integer >= 1, got {mc!r}")
-    key_env = _str_field(t, "key_env", where, fail, False)
-    if key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key_env):
-        raise fail(f"{where}.key_env", f"must be an environment variable name, got {key_env!r}")
+    key_env = _env_name(t, "key_env", where, fail)
+    settings = {**(shared or {}), **_model_settings(t, where, fail)}
     return Backbone(
         _str_field(t, "name", where, fail, True),  # type: ignore[arg-type]
         _str_field(t, "model", where, fail, True),  # type: ignore[arg-type]
         _str_field(t, "base_url", where, fail, False),
         key_env,
         mc,
+        tuple(sorted(settings.items())),
+        _env_name(t, "judge_key_env", where, fail) or judge_key_env,
     )

@@ -35,6 +35,7 @@ Not here: the tool interface the agent calls (toolbox.py).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -49,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["PythonSandbox", "safe_env", "ISOLATIONS", "bwrap_command"]
+
+log = logging.getLogger(__name__)
 
 ISOLATIONS = ("bwrap", "process")
 """The python tool's isolation levels (see the module docstring)."""
@@ -184,7 +187,7 @@ _WARNED: set[str] = set()
 def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
-        print(f"warning: {message}", file=sys.stderr)
+        log.warning("%s", message)
 
 
 @dataclass

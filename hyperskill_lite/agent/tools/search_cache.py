@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
-import sys
 import threading
 import time
 from pathlib import Path
@@ -31,6 +31,8 @@ from hyperskill_lite.agent.tools.hits import SearchBackend, SearchHit
 from hyperskill_lite.core.cache import cache_dir, cache_enabled
 
 __all__ = ["SearchCache", "CachedSearch"]
+
+log = logging.getLogger(__name__)
 
 
 class SearchCache:
@@ -62,8 +64,7 @@ class SearchCache:
         return self._db
 
     def _off(self, e: Exception) -> None:
-        print(f"warning: search cache {self.path} is unusable ({e}); searching without it",
-              file=sys.stderr)
+        log.warning("search cache %s is unusable (%s); searching without it", self.path, e)
         self._db = None
         self._disabled = True
 

@@ -1,0 +1,44 @@
+"""Running a memory system over tasks: the resumable episode loop, its run folder, the
+memory's health and the Table-1 summary of a run.
+
+- ``loop.py``: `run_episodes` — retrieve, act, judge, learn, maintain; recorded,
+  resumable after SIGKILL, under an evaluation protocol (protocol.py: task order, passes,
+  online or frozen memory, own-task exclusion; the paper's by default);
+- ``files.py``: the run folder (records, state, run.json, checkpoints), `RunError`
+  (every one says how to recover) and `restore_checkpoint`;
+- ``health.py``: what a memory did (inserted, deduplicated, merged, pruned, how often
+  its retrieval was non-empty) and the alarm when it stored nothing;
+- ``summary.py``: `summarize` and `summary_table`.
+
+``python -m hyperskill_lite.runner restore OUT [CHECKPOINT]`` puts a damaged run folder
+back to a checkpoint (`restore_checkpoint`).
+
+May import: core, types, agent, protocol. Not here: building methods, worlds or models
+(launch.py, cli/), plotting (plots/).
+"""
+
+from hyperskill_lite.protocol import EvalProtocol, shuffled
+from hyperskill_lite.runner.files import RunError, read_records, restore_checkpoint
+from hyperskill_lite.runner.health import memory_health
+from hyperskill_lite.runner.loop import ERRORS_RECORDED, run_episodes
+from hyperskill_lite.runner.summary import (
+    health_line,
+    maintenance_seconds,
+    summarize,
+    summary_table,
+)
+
+__all__ = [
+    "RunError",
+    "ERRORS_RECORDED",
+    "EvalProtocol",
+    "shuffled",
+    "run_episodes",
+    "read_records",
+    "restore_checkpoint",
+    "summarize",
+    "summary_table",
+    "health_line",
+    "memory_health",
+    "maintenance_seconds",
+]

@@ -1,0 +1,293 @@
+"""The files of a run folder: records, the resumable state, run.json, checkpoints, and
+putting a damaged folder back to a checkpoint.
+
+``OUT/episodes.jsonl`` holds one JSON line per finished episode; ``OUT/state/`` the whole
+state after the last one (memory + ``progress.json``), replaced by renames only;
+``OUT/run.json`` the run's settings (a resume with other settings is refused) and, under
+``observed``, one entry per invocation of what it found about its model server (the
+preflight and the probes: facts, never compared, so a resume after a fixed key works);
+``OUT/checkpoints/maint-NNNN/`` the memory after the maintenance that followed episode
+NNNN, and ``OUT/checkpoints/frozen-NNNN/`` the memory a frozen evaluated part starting
+after episode NNNN reads.
+
+Every `RunError` says what is wrong and how to go on: rerun with the same arguments, use
+a new ``--out``, or put the folder back to its last good checkpoint with
+`restore_checkpoint` (``python -m hyperskill_lite.runner restore OUT``), after which the
+same command resumes from there and ends in the state an uninterrupted run reaches.
+
+Not here: the episode loop (loop.py), summaries (summary.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite.core.dirlock import fsync_dir
+
+__all__ = ["RunError", "read_records", "restore_checkpoint", "checkpoints", "RECORDS", "STATE",
+           "RUN_FILE", "FORMAT", "CHECKPOINTS", "RESTORE_COMMAND", "OBSERVED"]
+
+RECORDS = "episodes.jsonl"
+STATE = "state"
+RUN_FILE = "run.json"
+CHECKPOINTS = "checkpoints"
+FORMAT = "hyperskill_lite.run/1"
+OBSERVED = "observed"
+"""run.json's list of what each invocation observed (never compared on resume)."""
+LEGACY_OBSERVED = ("structured_mode", "structured_probe", "protocol_used", "protocol_probe")
+"""Probe answers that run.json files written before `OBSERVED` kept among the settings."""
+RESTORE_COMMAND = "python -m hyperskill_lite.runner restore"
+"""How a user puts a run folder back to a checkpoint (named in RunError messages)."""
+_CHECKPOINT = re.compile(r"^(maint|frozen)-(\d+)$")
+
+
+class RunError(RuntimeError):
+    """A run directory that cannot be resumed (different arguments, inconsistent files);
+    the message says how to recover."""
+
+
+def crash_point(where: str, index: int) -> None:
+    """Fault injection for the crash tests: with HYPERSKILL_CRASH_AT="<where>:<index>"
+    the process SIGKILLs itself there (points: before_state, after_state, after_record)."""
+    spec = os.environ.get("HYPERSKILL_CRASH_AT")
+    if spec and spec == f"{where}:{index}":
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fsync_write(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def checkpoints(out: Path | str) -> dict[int, Path]:
+    """The run's checkpoints by the number of episodes they follow (a maintenance and a
+    freeze at the same episode hold the same memory; the maintenance one is listed)."""
+    found: dict[int, Path] = {}
+    d = Path(out) / CHECKPOINTS
+    if not d.is_dir():
+        return found
+    for p in sorted(d.iterdir(), key=lambda p: p.name):
+        m = _CHECKPOINT.match(p.name)
+        if m and p.is_dir() and (m.group(1) == "maint" or int(m.group(2)) not in found):
+            found[int(m.group(2))] = p
+    return dict(sorted(found.items()))
+
+
+def recovery_hint(out: Path, good: int) -> str:
+    """What to do with a run folder whose first `good` episodes are intact and the rest
+    is not: restore the last checkpoint at or before `good`, or start a new --out."""
+    usable = [k for k in checkpoints(out) if 0 < k <= good]
+    if not usable:
+        return (f"no checkpoint of {out} is at or before episode {good}, so start afresh "
+                "with a new --out")
+    k = usable[-1]
+    return (f"to keep episodes 1-{k}, restore checkpoint {checkpoints(out)[k]} with "
+            f"`{RESTORE_COMMAND} {out}` and rerun the same command (it resumes at episode "
+            f"{k + 1}); or start afresh with a new --out")
+
+
+def _parse(raw: bytes) -> tuple[list[dict[str, Any]], list[bytes], str | None, int]:
+    """(records of the intact prefix, their raw lines, what is wrong after it or None,
+    and for a torn last line the byte length of the intact part, else -1)."""
+    lines = raw.split(b"\n")
+    records: list[dict[str, Any]] = []
+    kept: list[bytes] = []
+    good_bytes = 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            good_bytes += len(line) + 1
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            torn = good_bytes if i == len(lines) - 1 else -1
+            return records, kept, f"line {i + 1} is not valid JSON ({exc.msg})", torn
+        if not isinstance(rec, dict) or rec.get("index") != len(records):
+            got = rec.get("index") if isinstance(rec, dict) else rec
+            return records, kept, (f"line {i + 1} has index {got}, expected "
+                                   f"{len(records)}"), -1
+        records.append(rec)
+        kept.append(line)
+        good_bytes += len(line) + 1
+    return records, kept, None, -1
+
+
+def read_records(out: Path | str) -> list[dict[str, Any]]:
+    """The finished episodes of a run directory, in order.
+
+    A final line cut off by a crash (no newline, not JSON) is dropped and truncated away;
+    a corrupt line elsewhere raises `RunError` naming the file and line and how to
+    recover (`recovery_hint`).
+    """
+    out = Path(out)
+    path = out / RECORDS
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    records, kept, problem, torn = _parse(raw)
+    if problem is None:
+        return records
+    if torn >= 0:  # the write the crash interrupted
+        with open(path, "r+b") as f:
+            f.truncate(min(torn, len(raw)))
+        return records
+    raise RunError(f"{path}: {problem}; {recovery_hint(out, len(records))}")
+
+
+def append_record(out: Path, record: dict[str, Any], durable: bool = True) -> None:
+    with open(out / RECORDS, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def save_state(system: Any, out: Path, progress: dict[str, Any]) -> None:
+    """Write memory + progress to OUT/state.new, then swap it in by renames."""
+    new = out / (STATE + ".new")
+    shutil.rmtree(new, ignore_errors=True)
+    new.mkdir(parents=True)
+    system.save(new / "memory")
+    fsync_write(new / "progress.json", json.dumps(progress, sort_keys=True))  # written last
+    _swap_in(new, out)
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    cur, old = out / STATE, out / (STATE + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    fsync_dir(out)
+    if cur.exists():
+        cur.rename(old)
+    new.rename(cur)
+    fsync_dir(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def find_state(out: Path) -> Path | None:
+    """The newest complete state directory (a crash mid-swap leaves .new or .old)."""
+    for name in (STATE, STATE + ".new", STATE + ".old"):
+        d = out / name
+        if (d / "progress.json").exists():
+            try:
+                json.loads((d / "progress.json").read_text())
+            except json.JSONDecodeError:
+                continue
+            return d
+    return None
+
+
+def _normalised(info: dict[str, Any]) -> dict[str, Any]:
+    """run.json contents compared on resume: a file written before evaluation protocols
+    existed ran the paper's protocol, and a config written before a field existed means
+    what `HyperSkillConfig.from_dict` says it meant."""
+    from hyperskill_lite.core.config import HyperSkillConfig
+    from hyperskill_lite.protocol import EvalProtocol
+
+    info = json.loads(json.dumps(info))
+    info["protocol"] = EvalProtocol.from_dict(info.get("protocol")).to_dict()
+    if isinstance(info.get("config"), dict):
+        try:
+            info["config"] = HyperSkillConfig.from_dict(info["config"]).to_dict()
+        except (TypeError, ValueError):
+            pass  # compared as written
+    return info
+
+
+def check_run_file(out: Path, run_info: dict[str, Any],
+                   observed: dict[str, Any] | None = None) -> None:
+    """Write OUT/run.json, or check that the one there has the same settings. `observed`
+    (what this invocation found about the model server) is appended to the file's
+    ``observed`` list and never compared."""
+    path = out / RUN_FILE
+    info = {"format": FORMAT, **run_info}
+    history: list[Any] = []
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(old, dict):
+                raise ValueError("not a JSON object")
+            history = list(old.pop(OBSERVED, []))
+            legacy = {k: old.pop(k) for k in LEGACY_OBSERVED if k in old and k not in info}
+            if legacy:
+                history.append(legacy)
+            old = _normalised(old)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RunError(
+                f"{path} is not a run description ({exc}); if this folder holds the run "
+                "these arguments describe, delete that file and rerun the same command (it "
+                "is written again), or start afresh with a new --out") from None
+        new = _normalised(info)
+        if old != new:
+            diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise RunError(
+                f"{out} holds a run with different settings ({', '.join(diff)}); "
+                "use a new --out directory or the same arguments to resume"
+            )
+        if not observed:
+            return
+    if observed:
+        history.append(json.loads(json.dumps(observed)))
+    doc = {**info, OBSERVED: history} if history else info
+    fsync_write(path, json.dumps(doc, sort_keys=True, indent=1))
+
+
+def restore_checkpoint(out: Path | str, checkpoint: str | None = None) -> int:
+    """Put run folder `out` back to a checkpoint, so that rerunning the same command
+    resumes after it; returns the number of episodes kept.
+
+    `checkpoint` names one (``maint-0010``; default: the last one whose episodes are
+    all intact in ``episodes.jsonl``). The records after it are cut (the whole file is
+    first copied to ``episodes.jsonl.before-restore``), and the state becomes the
+    checkpoint's memory with the progress of its last episode (the previous state is
+    kept as ``state.before-restore``). A checkpoint holds the whole state of the memory
+    system after its episode, so the resumed run ends exactly where an uninterrupted
+    one does.
+    """
+    out = Path(out)
+    path = out / RECORDS
+    if not out.is_dir():
+        raise RunError(f"{out}: no such run folder")
+    raw = path.read_bytes() if path.exists() else b""
+    records, kept, _, _ = _parse(raw)
+    found = checkpoints(out)
+    if checkpoint is not None:
+        m = _CHECKPOINT.match(checkpoint)
+        ck = out / CHECKPOINTS / checkpoint
+        if not m or not ck.is_dir():
+            raise RunError(f"{out}: no checkpoint {checkpoint!r}; it has "
+                           f"{', '.join(p.name for p in found.values()) or 'none'}")
+        k = int(m.group(2))
+    else:
+        usable = [k for k in found if 0 < k <= len(records)]
+        if not usable:
+            raise RunError(f"{out}: no checkpoint is at or before episode {len(records)} "
+                           "(the last intact record); start afresh with a new --out")
+        k, ck = usable[-1], found[usable[-1]]
+    if not 0 < k <= len(records):
+        raise RunError(f"{out}: checkpoint {ck.name} follows episode {k}, but only "
+                       f"{len(records)} record(s) are intact; choose an earlier one")
+    backup = out / (RECORDS + ".before-restore")
+    if path.exists():
+        shutil.copyfile(path, backup)
+    fsync_write(path, "".join(line.decode("utf-8") + "\n" for line in kept[:k]))
+    new = out / (STATE + ".new")
+    shutil.rmtree(new, ignore_errors=True)
+    new.mkdir(parents=True)
+    shutil.copytree(ck, new / "memory")
+    fsync_write(new / "progress.json",
+                json.dumps({"next_index": k, "record": records[k - 1]}, sort_keys=True))
+    aside = out / (STATE + ".before-restore")
+    shutil.rmtree(aside, ignore_errors=True)
+    if (out / STATE).exists():
+        (out / STATE).rename(aside)
+    _swap_in(new, out)
+    return k

@@ -1,0 +1,1 @@
+"""The real-browser tier (see conftest.py)."""
