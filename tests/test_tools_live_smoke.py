@@ -8,6 +8,8 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.tools import build_toolbox
 from hyperskill_lite.agent.tools.testweb import KEYS, TestWeb
@@ -66,3 +68,28 @@ def test_tool_calls_are_counted_per_episode_by_tool(tmp_path):
     got = ls.tool_calls(out, tmp_path / "c.jsonl")
     assert got["source"] == "cassette"
     assert got["mean_by_tool"] == {"crawl_page": 0.5, "web_search": 1.0}
+
+
+def test_the_smoke_reads_the_probes_a_real_run_records(tmp_path, monkeypatch):
+    """live_smoke judges structured outputs by what the run recorded; the probes' answers
+    live in run.json's `observed` list (issue 31), and the smoke must find them there."""
+    from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder
+    from hyperskill_lite.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "a", "question": "Six times seven?", "answer": "42"}) + "\n")
+    with ScriptedServer(prompt_aware_responder, model="m") as server:
+        assert main(["run", "--backend", "openai", "--base-url", server.base_url, "--model", "m",
+                     "--tasks", str(tasks), "--encoder", "hashing", "--no-progress",
+                     "--search", "none", "--out", str(tmp_path / "r")]) == 0
+    seen = smoke().observed(tmp_path / "r")
+    assert seen["structured_mode"] == "json_schema" and seen["protocol_used"] in ("tools", "json")
+
+
+def test_the_smoke_refuses_a_folder_it_did_not_make(tmp_path):
+    (tmp_path / "mine.txt").write_text("a user's notes")
+    ls = smoke()
+    with pytest.raises(FileExistsError, match="is not a live-smoke folder"):
+        ls.main(["--out", str(tmp_path)])  # refused before any server starts
+    assert (tmp_path / "mine.txt").read_text() == "a user's notes"

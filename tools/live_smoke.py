@@ -47,6 +47,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from hyperskill_lite.cli.folders import claim_folder  # noqa: E402
+
+MARKER = "live-smoke.json"
 FIXTURES = ROOT / "data" / "fixtures" / "live"
 MEMORY_OPS = ("decompose", "extract", "merge", "judge")
 TIMING_KEYS = {"memory_seconds", "seconds", "episode_seconds"}
@@ -230,14 +234,29 @@ def per_episode(out: Path, seconds: float) -> dict[str, float]:
     }
 
 
+def observed(run_dir: Path) -> dict:
+    """What the run's last invocation found about its server (run.json's ``observed``:
+    the structured-output and tool-protocol probes)."""
+    info = json.loads((run_dir / "run.json").read_text())
+    return (info.get("observed") or [{}])[-1]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "live-smoke")
     ap.add_argument("--episodes", type=int, default=8)
     args = ap.parse_args(argv)
-    shutil.rmtree(args.out, ignore_errors=True)
     off, auto, replay = args.out / "off", args.out / "auto", args.out / "replay"
     cassette = args.out / "auto-cassette.jsonl"
+    # a fresh start every time, in a folder this script owns: it is claimed with a marker
+    # file, a foreign non-empty folder is refused, and only what an earlier smoke wrote
+    # there is removed
+    claim_folder(args.out, MARKER, "live-smoke folder", "hyperskill_lite.live-smoke/1", {})
+    for old in (off, auto, replay, args.out / "cache"):
+        shutil.rmtree(old, ignore_errors=True)
+    for old in (cassette, args.out / "summary.json", args.out / "server.log",
+                *(args.out / f"{name}.log" for name in ("off", "auto", "replay"))):
+        old.unlink(missing_ok=True)
     model = gguf_path()
     from hyperskill_lite.agent.tools.testweb import TestWeb
 
@@ -263,8 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         search_url=search_url, episodes=args.episodes)
     same = _strip_timing(_records(auto)) == _strip_timing(_records(replay))
 
-    info = json.loads((auto / "run.json").read_text())
-    info_off = json.loads((off / "run.json").read_text())
+    info, info_off = observed(auto), observed(off)
     u_off, u_auto = usable(off), usable(auto)
     summary = {
         "model": model.name,
@@ -318,4 +336,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except FileExistsError as exc:  # --out names a folder this script did not make
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -24,7 +24,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                        "world seeds and task orders: SR, #Steps, #Calls and tokens as mean "
                        "± sd with deltas against no-memory, then each method's SR "
                        "difference to no-memory (and to --reference) paired by task, with "
-                       "a bootstrap 95%% confidence interval (an offline simulation, not "
+                       "a bootstrap 95 % confidence interval (an offline simulation, not "
                        "the paper's numbers).")
     c.add_argument("--profile", choices=PROFILES, default="gaia")
     c.add_argument("--episodes", type=at_least_1, default=40,
