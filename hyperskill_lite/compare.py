@@ -49,7 +49,13 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
-from hyperskill_lite.stats import DEFAULT_BOOT, PairedDifference, format_paired, paired_differences
+from hyperskill_lite.stats import (
+    DEFAULT_BOOT,
+    PairedDifference,
+    format_paired,
+    pair_rng,
+    paired_differences,
+)
 
 __all__ = ["compare", "aggregate", "format_table", "paired_table", "retention",
            "DEFAULT_METHODS", "KEYS"]
@@ -260,8 +266,9 @@ def paired_table(
     scheme: str = "within-cell",
 ) -> tuple[str, list[PairedDifference]]:
     """Each method's SR difference to `baseline` (and to `reference`), paired by task,
-    seed and order, with a bootstrap 95 % interval (stats.py) drawn from
-    ``np.random.default_rng(stats_seed)``: the text table and the differences.
+    seed and order, with a bootstrap 95 % interval (stats.py) drawn from a generator of
+    its own, seeded by `stats_seed` and the pair's two names (so an interval is the same
+    whichever other methods were compared): the text table and the differences.
 
     >>> rows = [{"method": m, "seed": 0, "outcomes": [[i, f"t{i}", int(i < k)] for i in range(20)]}
     ...         for m, k in (("no-memory", 5), ("x", 15))]
@@ -270,14 +277,16 @@ def paired_table(
     (50.0, True)
     """
     outcomes = _cells(rows)
-    rng = np.random.default_rng(stats_seed)
     diffs: list[PairedDifference] = []
     for ref in dict.fromkeys(r for r in (baseline, reference) if r):
         if ref not in outcomes:
             raise ValueError(f"paired differences: no rows for {ref!r}; it must be one of the "
                              f"methods compared ({', '.join(outcomes)})")
-        names = [m for m in outcomes if ref == baseline or m != baseline]
-        diffs += paired_differences(outcomes, ref, rng, names, n_boot=n_boot, scheme=scheme)
+        names = [m for m in outcomes if (ref == baseline or m != baseline) and m != ref]
+        for m in names:  # each pair its own generator: an interval does not depend on
+            # which other methods were compared, or in what order
+            diffs += paired_differences(outcomes, ref, pair_rng(stats_seed, ref, m), [m],
+                                        n_boot=n_boot, scheme=scheme)
     cells = len({c for per in outcomes.values() for c in per})
     title = (f"SR difference (points), paired by task over {cells} (seed, order) cell(s): "
              f"mean [{scheme} bootstrap 95% CI, {n_boot} resamples, stats seed "

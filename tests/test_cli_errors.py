@@ -212,3 +212,15 @@ def test_ctrl_c_on_compare_is_one_true_line(tmp_path, keep):
         assert (tmp_path / "cmp").is_dir()
     else:
         assert "nothing was kept" in last and "--out DIR" in last
+
+
+def test_report_summarises_the_evaluated_part_of_a_split_run(tmp_path, capsys):
+    out = tmp_path / "split"
+    assert main(["run", "--profile", "xbench", "--episodes", "12", "--freeze-after", "6",
+                 "--encoder", "hashing", "--no-progress", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "the summary covers the evaluated episodes" in printed
+    row = next(ln for ln in printed.splitlines() if ln.startswith("hyperskill"))
+    assert row.split()[-1] == "6"  # N: the six evaluated episodes

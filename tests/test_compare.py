@@ -4,6 +4,7 @@ against numbers worked by hand), resumable run directories and clear refusals.""
 from __future__ import annotations
 
 import json
+import zlib
 
 import numpy as np
 import pytest
@@ -178,19 +179,28 @@ def test_compare_in_parallel_needs_an_encoder_a_worker_can_rebuild():
 
 def test_the_paired_table_is_the_bootstrap_of_the_records(tmp_path):
     """compare's paired differences are stats.paired_differences over the runs' records,
-    paired by (seed, order) cell and task, drawn from default_rng(stats_seed)."""
+    paired by (seed, order) cell and task, each pair drawn from its own generator seeded
+    by (stats_seed, crc32 of the reference, crc32 of the method): an interval does not
+    depend on which other methods were compared."""
     from hyperskill_lite.compare import paired_table
-    from hyperskill_lite.stats import outcome_map, paired_differences
+    from hyperskill_lite.stats import outcome_map, pair_rng, paired_differences
 
     table, rows = compare("xbench", 30, 2, methods=["hyperskill", "flat"], encoder=ENC,
                           out=tmp_path, reference="flat", stats_seed=3, n_boot=500)
     outcomes = {m: {(s, 42): outcome_map(read_records(tmp_path / "xbench" / m / f"seed-{s}"))
                     for s in (0, 1)} for m in ("no-memory", "hyperskill", "flat")}
-    rng = np.random.default_rng(3)
-    want = paired_differences(outcomes, "no-memory", rng, ["hyperskill", "flat"], n_boot=500)
-    want += paired_differences(outcomes, "flat", rng, ["hyperskill"], n_boot=500)
+    def rng(ref, m):
+        return np.random.default_rng([3, zlib.crc32(ref.encode()), zlib.crc32(m.encode())])
+
+    assert (rng("a", "b").integers(99, size=4) == pair_rng(3, "a", "b").integers(99, size=4)).all()
+
+    want = [d for ref, m in (("no-memory", "hyperskill"), ("no-memory", "flat"),
+                             ("flat", "hyperskill"))
+            for d in paired_differences(outcomes, ref, rng(ref, m), [m], n_boot=500)]
     text, got = paired_table(rows, reference="flat", stats_seed=3, n_boot=500)
     assert got == want and text in table
+    alone = paired_table([r for r in rows if r["method"] != "flat"], stats_seed=3, n_boot=500)[1]
+    assert alone[0] == got[0]  # hyperskill vs no-memory: the same with or without flat
     hs = next(r for r in rows if r["method"] == "hyperskill" and r["seed"] == 0)
     nm = next(r for r in rows if r["method"] == "no-memory" and r["seed"] == 0)
     assert got[0].diff == pytest.approx(

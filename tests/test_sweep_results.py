@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, paired_differences
+from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, pair_rng, paired_differences
 from hyperskill_lite.sweep import parse_sweep, run_sweep
 from hyperskill_lite.sweep.results import STATS_SEED, write_results
 
@@ -32,8 +32,9 @@ def test_the_table_carries_the_paired_difference_to_no_memory(sweep):
     outcomes = {m: {(s, 42): outcome_map(read_records(out / "skillworld" / "xbench" / m
                                                       / f"seed-{s}")) for s in (0, 1)}
                 for m in ("no-memory", "hyperskill", "flat")}
-    want = paired_differences(outcomes, "no-memory", np.random.default_rng(STATS_SEED),
-                              ["hyperskill", "flat"], n_boot=DEFAULT_BOOT)
+    want = [d for m in ("hyperskill", "flat")  # each pair its own generator (stats.pair_rng)
+            for d in paired_differences(outcomes, "no-memory", pair_rng(STATS_SEED, "no-memory", m),
+                                        [m], n_boot=DEFAULT_BOOT)]
     for d in want:
         row = table.loc[d.method]
         assert (row["dSR no-memory"], row["dSR no-memory low"], row["dSR no-memory high"]) == \

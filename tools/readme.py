@@ -10,9 +10,15 @@ A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` an
 - ``demo``: what ``python -m hyperskill_lite demo`` prints (the table of `make demo`,
   gaia, seed 0, MiniLM), from a fresh run in a temporary folder; it also writes the two
   demo figures into figures/ (the README shows them);
-- ``baselines`` and ``ablations``: the Table-1-style SR deltas of the README, from the
-  ``compare.json`` files of the README's compare commands, copied into
-  ``results/compare/`` (``--from DIR`` copies them from the commands' output folders).
+- ``baselines``, ``ablations`` and ``paired``: the README's comparison tables (SR
+  differences to no memory, paired by task, with bootstrap 95 % intervals, and the
+  commands that made them), from the ``compare.json`` files of those commands, copied
+  into ``results/compare/`` (``--from DIR`` copies them from the output folders);
+- ``calibration``: SkillWorld's calibration targets and fit, from
+  ``hyperskill_lite/world/data/calibration*.json``;
+- ``perf``: the targets table of ``benchmarks/results/perf.md`` (``make bench``);
+- ``live-smoke``: the real-model tier's figures, from ``results/live_smoke.json``
+  (``--live-smoke runs/live-smoke`` copies a ``make live-smoke`` summary there).
 
 `tests/test_readme.py` runs the check (the demo's timing columns aside) and also checks
 the numbers the README copies from the notebooks' headers (run times).
@@ -65,7 +71,199 @@ def demo_block(figures: Path | None = None) -> str:
     return f"```text\n{text}\n```\n"
 
 
-GENERATORS = {"demo": demo_block}
+PROFILES = (("gaia", 165), ("webwalker", 170), ("xbench", 100))
+MAIN_ROWS = ("hyperskill", "reasoningbank", "expel", "awm", "generative", "voyager", "dilu",
+             "cheatsheet", "memp", "memevolve", "plugmem")
+VARIANTS = ("generative-agents", "cheatsheet-cu", "memevolve-longterm")
+ABLATIONS = (("hyperskill", "hyperskill (full)"),
+             ("hyperskill-no-subtask", "w/o subtask retrieval"),
+             ("hyperskill-no-trajectory", "w/o trajectory retrieval"),
+             ("flat", "w/o hypergraph (flat)"))
+
+
+def compare_doc(profile: str, phrasing: str) -> dict:
+    path = RESULTS / f"{profile}-{phrasing}.json"
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: run the README's compare commands, then "
+                         "tools/readme.py --from runs/compare")
+    return json.loads(path.read_text())
+
+
+def _paired(doc: dict, reference: str = "no-memory") -> dict[str, object]:
+    """method -> PairedDifference against `reference`, recomputed from the rows' per-task
+    outcomes with the document's own bootstrap settings."""
+    from hyperskill_lite.compare import paired_table
+
+    _, diffs = paired_table(doc["rows"], reference=reference, stats_seed=doc["stats_seed"],
+                            n_boot=doc["n_boot"])
+    return {d.method: d for d in diffs if d.reference == reference}
+
+
+def _sr(doc: dict, method: str) -> tuple[float, float]:
+    from hyperskill_lite.compare import aggregate
+
+    return aggregate([r for r in doc["rows"] if r["method"] == method], keys=("SR",))[method]["SR"]
+
+
+def _delta(d) -> str:
+    star = " *" if d.excludes_zero else ""
+    return f"{d.diff:+.2f} [{d.low:+.1f}, {d.high:+.1f}]{star}".replace("-", "−")
+
+
+def compare_command() -> str:
+    docs = [compare_doc(p, ph) for p, _ in PROFILES for ph in ("calibrated", "curated")]
+    methods = list(dict.fromkeys(r["method"] for r in docs[0]["rows"]))
+    seeds = {tuple(d["seeds"]) for d in docs}
+    orders = {tuple(d["orders"]) for d in docs}
+    if len(seeds) != 1 or len(orders) != 1 or any(d["encoder"].startswith("hashing") for d in docs):
+        raise SystemExit("results/compare/*.json were made with different seeds, orders or "
+                         "encoders; rerun the README's commands")
+    for d, (p, n) in zip(docs, [x for x in PROFILES for _ in (0, 1)]):
+        if d["episodes"] != n or d["profile"] != p:
+            raise SystemExit(f"results/compare/{p}-{d['phrasing']}.json has {d['episodes']} "
+                             f"episodes of {d['profile']}; the README's command runs {n}")
+    (s,), (o,) = seeds, orders
+    order = "" if o == (42,) else " --order-seeds " + " ".join(map(str, o))
+    return ("```bash\n"
+            "for p in gaia:165 webwalker:170 xbench:100; do for ph in calibrated curated; do\n"
+            f"  python -m hyperskill_lite compare --profile ${{p%:*}} --episodes ${{p#*:}} "
+            f"--seeds {len(s)}{order} \\\n"
+            "      --phrasing $ph --out runs/compare/${p%:*}-$ph \\\n"
+            f"      --methods {' '.join(methods)}\n"
+            "done; done\n"
+            "python tools/readme.py --from runs/compare   # copies each compare.json to "
+            "results/compare/ and rewrites the tables\n```\n")
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    head = ("| method | " + " | ".join(f"{p} ({n})" for p, n in PROFILES) + " |\n"
+            "|---|" + "---|" * len(PROFILES) + "\n")
+    docs = {(p, ph): compare_doc(p, ph) for p, _ in PROFILES for ph in ("calibrated", "curated")}
+    paired = {k: _paired(d) for k, d in docs.items()}
+    lines = []
+    for method, label in rows:
+        if method == "no-memory":
+            cells = [f"{_sr(docs[p, 'calibrated'], method)[0]:.2f} ± "
+                     f"{_sr(docs[p, 'calibrated'], method)[1]:.2f} "
+                     f"({_sr(docs[p, 'curated'], method)[0]:.2f})" for p, _ in PROFILES]
+        elif method.startswith("*"):
+            lines.append(f"| {method} |" + " |" * len(PROFILES) + "\n")
+            continue
+        else:
+            cells = [f"{_delta(paired[p, 'calibrated'][method])} "
+                     f"({paired[p, 'curated'][method].diff:+.2f})".replace("-", "−")
+                     for p, _ in PROFILES]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |\n")
+    return head + "".join(lines)
+
+
+def baselines_block() -> str:
+    rows = [("no-memory", "no-memory (SR)"), *((m, m) for m in MAIN_ROWS),
+            ("*variants*", ""), *((m, m) for m in VARIANTS)]
+    return compare_command() + "\n" + _table(rows)
+
+
+def ablations_block() -> str:
+    return _table([("no-memory", "no-memory (SR)"), *ABLATIONS])
+
+
+def paired_block() -> str:
+    head = ("| profile | SR no memory | SR flat | SR HyperSkill | HyperSkill − no memory | "
+            "flat − no memory | HyperSkill − flat |\n|---|---|---|---|---|---|---|\n")
+    lines = []
+    for p, n in PROFILES:
+        doc = compare_doc(p, "calibrated")
+        vs_none, vs_flat = _paired(doc), _paired(doc, "flat")
+        srs = [_sr(doc, m) for m in ("no-memory", "flat", "hyperskill")]
+        lines.append(f"| {p} ({n}) | " + " | ".join(f"{m:.2f} ± {sd:.2f}" for m, sd in srs)
+                     + f" | {_delta(vs_none['hyperskill'])} | {_delta(vs_none['flat'])} | "
+                     f"{_delta(vs_flat['hyperskill'])} |\n")
+    return head + "".join(lines)
+
+
+def vs_hyperskill_block() -> str:
+    head = ("| method − HyperSkill | " + " | ".join(f"{p} ({n})" for p, n in PROFILES) + " |\n"
+            "|---|" + "---|" * len(PROFILES) + "\n")
+    paired = {p: _paired(compare_doc(p, "calibrated"), "hyperskill") for p, _ in PROFILES}
+    names = list(dict.fromkeys(r["method"] for r in compare_doc("gaia", "calibrated")["rows"]))
+    lines = [f"| {m} | " + " | ".join(_delta(paired[p][m]) for p, _ in PROFILES) + " |\n"
+             for m in names if m not in ("hyperskill", "no-memory")]
+    return head + "".join(lines)
+
+
+def calibration_block() -> str:
+    data = ROOT / "hyperskill_lite" / "world" / "data"
+    target = json.loads((data / "calibration.json").read_text())["target"]
+    fit = json.loads((data / "calibration_fit.json").read_text())
+    got = {k: v["got"] for k, v in fit["against_target"].items()}
+    rows = [("text q10 / q50 / q90", [target["text"][q] for q in ("q10", "q50", "q90")],
+             [got[f"text.{q}"] for q in ("q10", "q50", "q90")], "{:.2f}"),
+            ("text: share at cosine ≥ 0.85 / ≥ 0.9",
+             [target["text"]["ge_0.85"], target["text"]["ge_0.90"]],
+             [got["text.ge_0.85"], got["text.ge_0.90"]], "{:.0%}"),
+            ("names q10 / q50 / q90", [target["name"][q] for q in ("q10", "q50", "q90")],
+             [got[f"name.{q}"] for q in ("q10", "q50", "q90")], "{:.2f}"),
+            ("exact name repeats", [target["name_repeat_rate"]], [got["name_repeat_rate"]],
+             "{:.0%}")]
+    out = ["| statistic (nearest earlier item, MiniLM cosine) | real streams (target) | "
+           "SkillWorld, fitted |", "|---|---|---|"]
+    for label, want, have, fmt in rows:
+        out.append(f"| {label} | {' / '.join(fmt.format(x) for x in want)} | "
+                   f"{' / '.join(fmt.format(x) for x in have)} |")
+    run = fit["run"]
+    return ("\n".join(out) + "\n\nFitted knobs: "
+            + ", ".join(f"`{k}` = {v:g}" for k, v in fit["fitted"].items())
+            + f" (a {run['method']} {run['profile']} run, {run['episodes']} tasks, seed "
+            f"{run['seed']}; `hyperskill_lite/world/data/calibration_fit.json`).\n")
+
+
+def perf_block() -> str:
+    text = (ROOT / "benchmarks" / "results" / "perf.md").read_text(encoding="utf-8")
+    when = re.search(r"Measured by `make bench` \(benchmarks/run_all.py\) on ([^:]+:\d\d)", text)
+    table = re.search(r"## Targets\n\n(\|.*?)\n\n", text, re.S)
+    if not table or not when:
+        raise SystemExit("benchmarks/results/perf.md has no Targets table: run make bench")
+    return (f"From `benchmarks/results/perf.md` (`make bench`, run {when.group(1)}):\n\n"
+            + table.group(1) + "\n")
+
+
+def live_smoke_block() -> str:
+    path = ROOT / "results" / "live_smoke.json"
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: run make live-smoke, then tools/readme.py "
+                         "--live-smoke runs/live-smoke")
+    s = json.loads(path.read_text())
+    ops = ("decompose", "extract", "merge", "judge")
+    out = ["| memory operation | usable replies, `--structured off` | usable, `auto` |",
+           "|---|---|---|"]
+
+    def cell(mode: str, op: str | None) -> str:
+        rows = [s["usable"][mode][op]] if op else list(s["usable"][mode].values())
+        tot, ok = sum(r["total"] for r in rows), sum(r["usable"] for r in rows)
+        return f"{ok}/{tot} ({100 * ok / tot:.0f}%)" if tot else "–"
+
+    for op in ops:
+        if op in s["usable"]["off"] or op in s["usable"]["auto"]:
+            out.append(f"| {op} | {cell('off', op)} | {cell('auto', op)} |")
+    out.append(f"| all | {cell('off', None)} | {cell('auto', None)} |")
+    lines = ["\n".join(out), ""]
+    for mode in ("off", "auto"):
+        pe, tc = s["per_episode"][mode], s["tool_calls"][mode]
+        by_tool = ", ".join(f"{t} {m:.2f}" for t, m in tc["mean_by_tool"].items()) or "none"
+        lines.append(f"- `--structured {mode}`: per episode {pe['model_calls']:.1f} model calls, "
+                     f"{pe['tokens']:.0f} tokens, {pe['seconds']:.0f} s, "
+                     f"{pe['tool_calls']:.2f} tool calls ({by_tool}); {pe['errors']} of "
+                     f"{pe['episodes']} episodes with an error")
+    lines.append(f"- structured outputs probed: {s['structured_mode']}; the hermetic web "
+                 f"received {s['web_requests']['search']} search and "
+                 f"{s['web_requests']['pages']} page requests; the offline replay gave "
+                 + ("identical records" if s["replay_identical"] else "DIFFERENT records"))
+    return "\n".join(lines) + "\n"
+
+
+GENERATORS = {"demo": demo_block, "baselines": baselines_block, "ablations": ablations_block,
+              "paired": paired_block, "vs-hyperskill": vs_hyperskill_block, "calibration": calibration_block, "perf": perf_block,
+              "live-smoke": live_smoke_block}
 
 
 def render(name: str, write_figures: bool) -> str:
@@ -92,13 +290,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="block names (default: all)")
     ap.add_argument("--from", dest="source", type=Path, default=None,
                     help="copy compare.json files found under this folder into results/compare")
+    ap.add_argument("--live-smoke", type=Path, default=None,
+                    help="copy a make live-smoke output folder's summary.json into results/")
     args = ap.parse_args(argv)
+    if args.live_smoke is not None:
+        src = args.live_smoke / "summary.json"
+        if not src.is_file():
+            raise SystemExit(f"{src} is missing: run make live-smoke first")
+        (ROOT / "results").mkdir(exist_ok=True)
+        shutil.copy2(src, ROOT / "results" / "live_smoke.json")
+        print(f"copied {src} -> results/live_smoke.json")
     if args.source is not None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         for f in sorted(args.source.rglob("compare.json")):
             doc = json.loads(f.read_text())
             dst = RESULTS / f"{doc['profile']}-{doc['phrasing']}.json"
-            shutil.copy2(f, dst)
+            dst.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
             print(f"copied {f} -> {dst.relative_to(ROOT)}")
     text = README.read_text(encoding="utf-8")
     names = [n for n in blocks(text) if args.only is None or n in args.only]

@@ -88,6 +88,7 @@ def _read(run: Path) -> tuple[dict, list[dict]]:
 
 def command(args: argparse.Namespace) -> int:
     from hyperskill_lite.plots.viz import report_figures
+    from hyperskill_lite.protocol import EvalProtocol
     from hyperskill_lite.runner import summarize, summary_table
 
     read = [_read(r) for r in args.runs]
@@ -103,7 +104,13 @@ def command(args: argparse.Namespace) -> int:
     claim_folder(out, REPORT_FILE, "report folder", REPORT_FORMAT,
                  {"runs": [str(r) for r in args.runs]})
     baseline = next((n for n in names if infos[n].get("method") == "no-memory"), None)
-    table = summary_table({n: summarize(r) for n, r in runs.items()}, baseline=baseline)
+    protocols = {n: EvalProtocol.from_dict(infos[n].get("protocol")) for n in names}
+    table = summary_table({n: summarize(protocols[n].evaluated(r)) for n, r in runs.items()},
+                          baseline=baseline)
+    split = [f"{n}: {p.describe()}" for n, p in protocols.items() if not p.is_paper]
+    if split:  # a learn/eval split: the table covers the evaluated episodes
+        table = "protocol (the summary covers the evaluated episodes): " + "; ".join(split) \
+            + "\n" + table
     worlds = {i.get("world") for i in infos.values()}
     if "skillworld" in worlds:
         table = ("SkillWorld runs are an offline simulation: NOT the paper's numbers\n"

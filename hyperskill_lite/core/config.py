@@ -2,7 +2,7 @@
 
 Each field's docstring names its symbol in the paper and the equation or section that
 uses it. Values not given by the paper (alpha, L, the fragment cap, the W diagonal, the
-prune-mode switch, the merge scope) are our choices and say so (DESIGN §3).
+prune-mode switch, the merge scope) are our choices and say so (README, "Where the paper leaves a choice open").
 `maintenance_period` is the schedule rule of Appendix A (every ceil(0.1 N) tasks).
 
 The paper's rho, "maintenance ratio" (§4.3, Figure 4b), can be read four ways; the

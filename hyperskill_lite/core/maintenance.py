@@ -62,7 +62,7 @@ __all__ = [
 
 
 class Merger(Protocol):
-    """The one model operation merging needs: ``MemoryLLM.merge`` (DESIGN §4)."""
+    """The one model operation merging needs: ``MemoryLLM.merge`` (types.py)."""
 
     def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill: ...
 

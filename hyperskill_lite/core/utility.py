@@ -4,7 +4,7 @@ gamma = beta * sigma / nu + (1 - beta) * (1 - (T_bar - T_min) / (T_max - T_min))
 
 with sigma the successes and nu the retrievals of an element, T_bar its running mean
 step count, and T_min / T_max the smallest / largest step count over all episodes seen.
-Decisions where the paper is silent (DESIGN §3): an element never retrieved (nu = 0)
+Decisions where the paper is silent (README, "The paper, mapped to code"): an element never retrieved (nu = 0)
 gets the neutral prior; when T_max == T_min (or no episode yet) the efficiency term is
 1.0; the result is clipped to [0, 1].
 

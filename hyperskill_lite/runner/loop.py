@@ -1,8 +1,8 @@
 """The episode loop: retrieve, act, judge, learn, maintain — recorded and resumable.
 
-`run_episodes` drives any `MemorySystem` with any `Executor` over a task list (DESIGN
-§6). Each finished episode becomes one JSONL line in ``OUT/episodes.jsonl``, written and
-fsynced before the next episode starts. Before that line is written, the whole state
+`run_episodes` drives any `MemorySystem` with any `Executor` over a task list (README,
+"Runs, records and the evaluation protocol"). Each finished episode becomes one JSONL
+line in ``OUT/episodes.jsonl``, written and fsynced before the next episode starts. Before that line is written, the whole state
 (memory + progress) is saved atomically to ``OUT/state``, so a run killed at any point
 resumes after its last finished episode and ends in exactly the state an uninterrupted
 run reaches. The memory is also checkpointed at each maintenance

@@ -31,7 +31,7 @@ import numpy as np
 
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import read_records as _records
-from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, paired_differences
+from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, pair_rng, paired_differences
 from hyperskill_lite.sweep.execute import CellResult
 
 __all__ = ["sweep_frame", "write_results", "COLUMNS", "STATS_SEED"]
@@ -95,7 +95,6 @@ def _paired(done: list[tuple[CellResult, list, int]], reference: str | None
         outcomes.setdefault(key, {}).setdefault(c.setting, {})[(c.seed, order)] = \
             outcome_map(recs)
         setting_of.setdefault(key, {})[c.method] = c.setting
-    rng = np.random.default_rng(STATS_SEED)
     out: dict[tuple[str, str, str, str], Any] = {}
     for key in outcomes:
         for ref in dict.fromkeys(m for m in (BASELINE, reference) if m):
@@ -104,9 +103,11 @@ def _paired(done: list[tuple[CellResult, list, int]], reference: str | None
                 continue
             names = [s for m, s in setting_of[key].items()
                      if m != ref and (ref == BASELINE or m != BASELINE)]
-            for d in paired_differences(outcomes[key], ref_setting, rng, names,
-                                        n_boot=DEFAULT_BOOT):
-                out[(key[0], key[1], d.method, ref)] = d
+            for name in names:  # each pair its own generator (stats.pair_rng)
+                for d in paired_differences(outcomes[key], ref_setting,
+                                            pair_rng(STATS_SEED, ref_setting, name), [name],
+                                            n_boot=DEFAULT_BOOT):
+                    out[(key[0], key[1], d.method, ref)] = d
     return out
 
 
