@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from hyperskill_lite.agent.loopback import LoopbackServer
 from hyperskill_lite.agent.scripted_replies import (
     VLLM_NO_TOOLS_MESSAGE,
     Reply,
@@ -85,7 +86,12 @@ __all__ = [
 ]
 
 
-class ScriptedServer:
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # many concurrent clients: the default listen backlog is 5
+    daemon_threads = True
+
+
+class ScriptedServer(LoopbackServer):
     """An OpenAI-compatible chat server on 127.0.0.1 that plays `script`.
 
     Parameters
@@ -180,44 +186,12 @@ class ScriptedServer:
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._n = 0
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle ---------------------------------------------------------------
-    def start(self) -> ScriptedServer:
-        """Bind a free port on 127.0.0.1 and serve in a daemon thread; returns self."""
-        if self._httpd is not None:
-            return self
-        self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
+    # -- lifecycle (LoopbackServer: start, stop, a context manager, port) -----------
+    server_class = _Server
 
-    def stop(self) -> None:
-        """Stop serving and release the port (idempotent)."""
-        if self._httpd is None:
-            return
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = None
-        self._thread = None
-
-    def __enter__(self) -> ScriptedServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("ScriptedServer is not running; call start() first")
-        return int(self._httpd.server_address[1])
+    def _handler(self):
+        return _make_handler(self)
 
     @property
     def base_url(self) -> str:
@@ -291,11 +265,6 @@ class ScriptedServer:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": usage,
         }
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024  # many concurrent clients: the default listen backlog is 5
-    daemon_threads = True
 
 
 def _is_probe(request: dict[str, Any]) -> bool:

@@ -49,10 +49,11 @@ import threading
 import urllib.parse
 from email.parser import BytesParser
 from email.policy import default as _email_policy
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.loopback import LoopbackServer
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
 from hyperskill_lite.agent.tools.testweb_files import WAV_TRANSCRIPT, make_files
 
@@ -107,7 +108,7 @@ def page_html(title: str, article: str) -> str:
             "</body></html>")
 
 
-class TestWeb:
+class TestWeb(LoopbackServer):
     """The hermetic web (see the module docstring).
 
     Parameters
@@ -139,40 +140,16 @@ class TestWeb:
         self._flaky_seen = 0
         self._site = root / "site"
         self._corpus: LocalCorpus | None = None
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle ---------------------------------------------------------------
-    def start(self) -> TestWeb:
-        if self._httpd is None:
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-            self._httpd.daemon_threads = True
-            self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                            kwargs={"poll_interval": 0.02}, daemon=True)
-            self._thread.start()
-            self._index()
-        return self
+    # -- lifecycle (LoopbackServer: start, stop, a context manager, port) -----------
+    def _handler(self):
+        return _handler(self)
 
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            if self._thread is not None:
-                self._thread.join(timeout=5)
-            self._httpd = None
+    def _started(self) -> None:
+        self._index()
+
+    def _stopped(self) -> None:
         self._tmp.cleanup()
-
-    def __enter__(self) -> TestWeb:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("TestWeb is not running; call start() first")
-        return int(self._httpd.server_address[1])
 
     @property
     def base_url(self) -> str:
