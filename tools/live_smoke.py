@@ -160,15 +160,20 @@ def run_env(out_root: Path) -> dict[str, str]:
 
 
 def run(out: Path, *extra: str, search_url: str, base_url: str | None = None,
-        episodes: int) -> float:
-    """One `python -m hyperskill_lite run` on the fixture tasks; its wall seconds."""
+        episodes: int, may_fail_all: bool = False) -> float:
+    """One `python -m hyperskill_lite run` on the fixture tasks; its wall seconds.
+    `may_fail_all`: the run's exit code 1, "every episode failed", is a measured outcome
+    (the `--structured off` baseline: a 135M model rarely writes the JSON a prompt asks
+    for), not a failure of the smoke, as long as every episode was recorded."""
     cmd = run_command(out, *extra, search_url=search_url, base_url=base_url, episodes=episodes)
     env = run_env(out.parent)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     (out.parent / f"{out.name}.log").write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
+    measured = (may_fail_all and done.returncode == 1 and (out / "episodes.jsonl").is_file()
+                and len(_records(out)) == episodes)
+    if done.returncode != 0 and not measured:
         raise SystemExit(f"run {out} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return seconds
 
@@ -267,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{web.base_url} ({len(web.pages)} pages, search at {search_url})", flush=True)
         # native tool calls where the server supports them (auto detects them) ...
         s_off = run(off, "--structured", "off", base_url=server.base_url, search_url=search_url,
-                    episodes=args.episodes)
+                    episodes=args.episodes, may_fail_all=True)
         print(f"run with --structured off: {s_off:.0f} s", flush=True)
         # ... and the JSON-in-text protocol, whose actions structured outputs constrain
         s_auto = run(auto, "--structured", "auto", "--protocol", "json", "--record",
