@@ -376,7 +376,10 @@ def probe(parts: RunParts) -> dict[str, Any]:
     SkillWorld runs probe nothing."""
     if not parts.spec.live:
         return {}
-    return {"structured_mode": parts.llm.resolve_structured(),
+    mode = parts.llm.resolve_structured()
+    if parts.judge_llm is not None:  # a judge on the agent's server and model: no 2nd probe
+        parts.judge_llm.adopt_structured(parts.llm)
+    return {"structured_mode": mode,
             "structured_probe": parts.llm.structured_probe,
             "protocol_used": parts.executor.resolve_protocol(),
             "protocol_probe": parts.executor.protocol_probe}

@@ -186,3 +186,21 @@ def test_a_gaia_run_reads_pages_over_http_without_extra_flags(tmp_path, env):
     assert decompose  # the decomposition prompt names the tool the run has
     info = json.loads((tmp_path / "g" / "run.json").read_text())
     assert info["tools"]["http"] is True and info["tools"]["allow_local_urls"] is False
+
+
+def test_a_benchmark_run_with_the_llm_judge_replays_offline(tmp_path, env):
+    """The GT judge on the agent's model shares the agent's structured-output probe, in the
+    recorded run (through the preflight) and in its replay (which checks no server): the
+    replay asks the cassette exactly what the run recorded (found by make live-smoke)."""
+    data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
+    cassette = tmp_path / "c.jsonl"
+    args = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
+            "--backend", "openai", "--model", "m", "--method", "hyperskill", "--episodes", "3",
+            "--encoder", "hashing", "--no-progress", "--search", "none"]
+    with ScriptedServer(prompt_aware_responder, model="m") as server:
+        assert main([*args, "--base-url", server.base_url, "--record", str(cassette),
+                     "--out", str(tmp_path / "live")]) == 0
+    assert main([*args, "--base-url", "http://127.0.0.1:9/v1", "--replay", str(cassette),
+                 "--out", str(tmp_path / "replay")]) == 0
+    assert all(r["judge"]["kind"] == "llm" for r in read_records(tmp_path / "replay"))
+    assert _strip(read_records(tmp_path / "replay")) == _strip(read_records(tmp_path / "live"))

@@ -44,3 +44,85 @@ def test_every_name_the_readme_imports_from_the_package_exists():
     for group in groups:
         for name in re.findall(r"[A-Za-z_]\w*", group):
             assert hasattr(hyperskill_lite, name), f"README imports {name!r}, not exported"
+
+
+# ---------------------------------------------------------------------------------------
+# the README's numbers come from the artefacts
+# ---------------------------------------------------------------------------------------
+
+ROOT = README.parent
+
+
+def _tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_tool", ROOT / "tools" / "readme.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_generated_block_equals_what_its_artefact_gives():
+    """Tables of compare runs, the calibration, the performance targets and the live tier:
+    each block is exactly what tools/readme.py renders from the committed artefact."""
+    tool = _tool()
+    blocks = tool.blocks(README.read_text(encoding="utf-8"))
+    assert set(blocks) >= {"demo", "baselines", "ablations", "paired", "vs-hyperskill",
+                           "calibration", "perf", "live-smoke"}
+    for name, body in blocks.items():
+        if name == "demo":
+            continue  # needs a run: the next test
+        assert body == tool.GENERATORS[name](), f"README block {name!r} is stale: run tools/readme.py"
+
+
+def _demo_rows(text: str) -> dict[str, list[str]]:
+    """method -> the demo table's columns without the two timing ones (mem ms, s/task)."""
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith(("hyperskill", "flat", "no-memory")):
+            cells = re.split(r"\s{2,}", line.strip())
+            rows[cells[0]] = [c for i, c in enumerate(cells[1:]) if i not in (4, 6)]
+    return rows
+
+
+def test_the_demo_table_and_figures_are_what_make_demo_gives(tmp_path):
+    """The README's demo table is what `make demo` prints (gaia, seed 0, MiniLM; the two
+    timing columns aside) and its figures are the demo's, byte for byte."""
+    tool = _tool()
+    shown = tool.blocks(README.read_text(encoding="utf-8"))["demo"]
+    printed = tool.demo_output(tmp_path / "demo", tmp_path / "figures")
+    assert printed.splitlines()[0] == shown.splitlines()[1]  # the title line, seed and encoder
+    assert _demo_rows(printed) == _demo_rows(shown) and len(_demo_rows(shown)) == 5
+    for name in ("demo_cumulative_sr.png", "demo_memory_growth.png"):
+        assert (tmp_path / "figures" / name).read_bytes() == (ROOT / "figures" / name).read_bytes()
+
+
+def test_the_notebook_run_times_are_the_notebooks_own():
+    import json
+
+    text = README.read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\d\d)_\w+` \| (\d+ s) \|", text, re.M))
+    assert len(rows) == 10
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        head = "".join(json.loads(nb.read_text())["cells"][0]["source"])
+        own = re.search(r"\*\*Run time:\*\* about (\d+ s)", head).group(1)
+        assert rows[nb.name[:2]] == own, f"{nb.name}: README says {rows[nb.name[:2]]}, header {own}"
+
+
+def test_every_test_the_readme_names_exists():
+    text = README.read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)(?:::(\w+))?`", text)
+    assert len(named) > 20
+    current = None
+    for path, name in named:
+        assert (ROOT / path).is_file(), f"README names {path}, which does not exist"
+        current = path
+        if name:
+            assert f"def {name}(" in (ROOT / current).read_text(), f"{path}::{name} does not exist"
+    for follow in re.findall(r"`::(\w+)`", text):  # `::name` continues the previous file
+        assert any(f"def {follow}(" in p.read_text() for p in (ROOT / "tests").rglob("*.py")), follow
+
+
+def test_every_figure_the_readme_shows_exists():
+    for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README.read_text(encoding="utf-8")):
+        assert (ROOT / path).is_file(), f"README shows {path}, which does not exist"

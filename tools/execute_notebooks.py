@@ -11,8 +11,9 @@ paths, addresses) are applied keeps its committed outputs byte for byte, and a c
 tagged ``volatile`` (a wall-clock measurement, which differs on every run by nature) keeps
 its committed outputs while its source is unchanged. So re-running an unchanged notebook
 leaves the file byte-identical, and a notebook whose results changed shows exactly the
-cells that did. Prints each notebook's run time; exits 1 on the first notebook that fails
-(a cell error), leaving that file as it was.
+cells that did. Prints each notebook's run time (``--write-run-times`` also writes it into the notebook's
+header, the number the README copies); exits 1 on the first notebook that fails (a cell
+error), leaving that file as it was.
 
 Not here: checking outputs (nbval, `make notebooks`), the figures the notebooks write
 (their cells call `viz.save_figure`, which writes deterministic PNG bytes).
@@ -76,7 +77,22 @@ def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> 
     return changed
 
 
-def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900) -> tuple[int, float]:
+RUN_TIME = re.compile(r"(\*\*Run time:\*\* about )(\d+)( s)")
+
+
+def write_run_time(nb, seconds: float) -> bool:
+    """Put the measured run time (rounded to 5 s, at least 5) into the notebook's header
+    line ``**Run time:** about N s``; True when it changed."""
+    cell = nb.cells[0]
+    shown = max(5, int(round(seconds / 5.0)) * 5)
+    new = RUN_TIME.sub(lambda m: f"{m.group(1)}{shown}{m.group(3)}", cell.source, count=1)
+    changed = new != cell.source
+    cell.source = new
+    return changed
+
+
+def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
+            run_time: bool = False) -> tuple[int, float]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -94,6 +110,8 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900) 
                          "the file was left as it was") from None
     seconds = time.perf_counter() - t0
     changed = keep_unchanged(old, nb, subs)
+    if run_time:
+        write_run_time(nb, seconds)
     text = nbformat.writes(nb) + "\n"
     if path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
@@ -103,13 +121,16 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900) 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notebooks", nargs="*", type=Path)
+    ap.add_argument("--write-run-times", action="store_true",
+                    help="also write each notebook's measured run time into its header "
+                    "(\"**Run time:** about N s\"; measure on an otherwise idle machine)")
     args = ap.parse_args(argv)
     os.environ.update(ENV)
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     subs = sanitizers()
     total = time.perf_counter()
     for path in paths:
-        changed, seconds = execute(Path(path).resolve(), subs)
+        changed, seconds = execute(Path(path).resolve(), subs, run_time=args.write_run_times)
         print(f"{Path(path).name}: {seconds:.0f} s, {changed} code cell(s) with new outputs",
               flush=True)
     print(f"all: {time.perf_counter() - total:.0f} s")

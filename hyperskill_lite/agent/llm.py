@@ -295,6 +295,18 @@ class PromptedLLM:
             retry_max_delay=self.retry_max_delay, structured=kw.pop("structured", "off"),
             **kw)
 
+    def adopt_structured(self, other: PromptedLLM) -> bool:
+        """Take `other`'s structured-output answer when both clients ask the same server
+        and model (the GT judge on the agent's model): one probe serves both, live and in
+        replay alike. True when it was taken."""
+        same = self.base_url == other.base_url and self.model == other.model
+        if (same and self.structured == "auto" and self.structured_mode is None
+                and other.structured_mode is not None):
+            self.structured_mode = other.structured_mode
+            self.structured_probe = list(other.structured_probe)
+            return True
+        return False
+
     @property
     def has_key(self) -> bool:
         """True when an API key was given or found in ``OPENAI_API_KEY`` (the key itself

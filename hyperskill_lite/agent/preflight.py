@@ -407,9 +407,7 @@ def preflight_run(
     if judge is None or judge is agent:
         return found
     if judge.base_url == agent.base_url and judge.model == agent.model:
-        if judge.structured == "auto" and agent.structured_mode is not None:
-            judge.structured_mode = agent.structured_mode
-            judge.structured_probe = list(agent.structured_probe)
+        judge.adopt_structured(agent)
         return found
     found.judge = preflight(judge, tools=False)
     return found
