@@ -238,7 +238,8 @@ def live_smoke_block() -> str:
            "|---|---|---|"]
 
     def cell(mode: str, op: str | None) -> str:
-        rows = [s["usable"][mode][op]] if op else list(s["usable"][mode].values())
+        got = s["usable"][mode]
+        rows = ([got[op]] if op in got else []) if op else list(got.values())
         tot, ok = sum(r["total"] for r in rows), sum(r["usable"] for r in rows)
         return f"{ok}/{tot} ({100 * ok / tot:.0f}%)" if tot else "–"
 
