@@ -9,7 +9,8 @@ nbval) with the environment of `make test`. Then every code cell whose new outpu
 the committed ones once nbval's sanitizers (tests/nbval_sanitize.cfg: timings, temporary
 paths, addresses) are applied keeps its committed outputs byte for byte, and a cell
 tagged ``volatile`` (a wall-clock measurement, which differs on every run by nature) keeps
-its committed outputs while its source is unchanged. So re-running an unchanged notebook
+its committed outputs while its source is unchanged; ipywidgets' random model ids are
+masked, and a notebook whose every output was kept keeps its saved widget state too. So re-running an unchanged notebook
 leaves the file byte-identical, and a notebook whose results changed shows exactly the
 cells that did. Prints each notebook's run time (``--write-run-times`` also writes it into the notebook's
 header, the number the README copies); exits 1 on the first notebook that fails (a cell
@@ -45,9 +46,14 @@ def sanitizers(path: Path = SANITIZE) -> list[tuple[re.Pattern, str]]:
     return [(re.compile(cfg[s]["regex"]), cfg[s]["replace"]) for s in cfg.sections()]
 
 
+WIDGET_ID = re.compile(r"\b[0-9a-f]{32}\b")
+"""An ipywidgets model id: random on every run, never meaningful in an output."""
+
+
 def comparable(outputs: list[dict], subs: list[tuple[re.Pattern, str]]) -> str:
-    """Outputs as text with the sanitizers applied (images compared as they are)."""
-    text = json.dumps(outputs, sort_keys=True)
+    """Outputs as text with the sanitizers applied and widget model ids masked (images
+    compared as they are)."""
+    text = WIDGET_ID.sub("WIDGET", json.dumps(outputs, sort_keys=True))
     for rx, rep in subs:
         text = rx.sub(rep, text)
     return text
@@ -110,6 +116,8 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
                          "the file was left as it was") from None
     seconds = time.perf_counter() - t0
     changed = keep_unchanged(old, nb, subs)
+    if not changed and "widgets" in old.metadata:  # the panels' saved state, whose model ids
+        nb.metadata["widgets"] = old.metadata["widgets"]  # are random, belongs to the outputs kept
     if run_time:
         write_run_time(nb, seconds)
     text = nbformat.writes(nb) + "\n"
