@@ -217,14 +217,23 @@ class NaiveStore:
 
     # ------------------------------------------------------------------ maintenance (§3.5)
     def prune(self) -> list[str]:
-        """Eq. 11, threshold mode: remove nodes with nu >= N_min and gamma < tau."""
+        """Eq. 11 under the config's prune mode, by loops: "threshold" removes every node
+        with nu >= N_min and gamma < tau; "ratio" (the default) the ceil(rho x count)
+        lowest-gamma of those; "fraction" the floor(rho x count) lowest-gamma of all nodes
+        with nu >= N_min. Ties in gamma go to the earlier node."""
         cfg = self.config
-        gone = [
-            i
-            for group in (self.subtasks, self.skills)
-            for i, n in group.items()
-            if n["nu"] >= cfg.n_min and self.gamma(n) < cfg.tau_prune
-        ]
+        nodes = [(i, n) for group in (self.subtasks, self.skills) for i, n in group.items()]
+        if cfg.prune_mode != "threshold" and cfg.rho == 0.0:
+            return []
+        eligible = [(self.gamma(n), k, i) for k, (i, n) in enumerate(nodes)
+                    if n["nu"] >= cfg.n_min]
+        if cfg.prune_mode == "fraction":
+            chosen = sorted(eligible)[: int(math.floor(cfg.rho * len(eligible)))]
+        else:
+            low = [e for e in eligible if e[0] < cfg.tau_prune]
+            take = len(low) if cfg.prune_mode == "threshold" else math.ceil(cfg.rho * len(low))
+            chosen = sorted(low)[:take]
+        gone = [i for _, _, i in sorted(chosen, key=lambda e: e[1])]
         for i in gone:
             (self.subtasks if i[0] == "u" else self.skills).pop(i)
         dead = set(gone)

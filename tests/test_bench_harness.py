@@ -21,6 +21,7 @@ import run_all  # noqa: E402
 from naive_store import NaiveStore  # noqa: E402
 from synthetic import LookupEncoder, make_workload, vocab_size  # noqa: E402
 
+from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.io import save_memory  # noqa: E402
 from hyperskill_lite.core.maintenance import TemplateMerger, merge, prune  # noqa: E402
 from hyperskill_lite.core.memory import HypergraphMemory  # noqa: E402
@@ -65,9 +66,12 @@ def test_naive_reference_on_the_worked_example(worked):
     assert r["retrieved_ids"] == retrieve(worked, "Q", ["qa", "qb"]).retrieved_ids
 
 
-def test_naive_reference_matches_memory_on_a_random_memory():
+@pytest.mark.parametrize("mode, rho", [("ratio", 0.1), ("ratio", 0.5), ("threshold", 0.1),
+                                       ("fraction", 0.3)])
+def test_naive_reference_matches_memory_on_a_random_memory(mode, rho):
     w = make_workload(150, n_queries=25, seed=5, dim=32)
-    mem, store = HypergraphMemory(w.encoder), NaiveStore(w.encoder)
+    cfg = HyperSkillConfig(prune_mode=mode, rho=rho)
+    mem, store = HypergraphMemory(w.encoder, cfg), NaiveStore(w.encoder, cfg)
     for e in w.episodes:
         a = mem.add_trajectory(
             e.task,
