@@ -153,13 +153,20 @@ def stage_notebook(nb: dict[str, Any], toc: list[str] | None = None) -> dict[str
     return nb
 
 
-def stage(notebooks: Path, src: Path) -> list[str]:
-    """Write the staged copies of ``notebooks/NN_*.ipynb`` into `src`; return their names
-    in course order."""
+def course_notebooks(notebooks: Path) -> list[Path]:
+    """The course's ``NN_*.ipynb`` in `notebooks`, in order; a folder without them is the
+    user's first mistake to hear about, before any missing tool."""
     paths = sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))
     if not paths:
         raise BookError(f"no notebooks NN_*.ipynb in {notebooks}: run from the repository root "
                         "or pass --notebooks")
+    return paths
+
+
+def stage(notebooks: Path, src: Path) -> list[str]:
+    """Write the staged copies of ``notebooks/NN_*.ipynb`` into `src`; return their names
+    in course order."""
+    paths = course_notebooks(notebooks)
     names = [p.stem for p in paths]
     if HOME not in names:
         raise BookError(f"{notebooks} has no {HOME}.ipynb, the course map the site opens with")
@@ -241,6 +248,7 @@ REDIRECT = """<!DOCTYPE html>
 
 def build(out: Path, notebooks: Path, docs: Path) -> Path:
     """Stage, fetch MathJax, run Sphinx; return the site folder ``out/html``."""
+    course_notebooks(notebooks)
     try:
         import myst_nb  # noqa: F401
         import sphinx  # noqa: F401
