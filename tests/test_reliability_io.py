@@ -273,6 +273,36 @@ def test_lock_is_reentrant_in_its_thread_and_refused_to_others(tmp_path):
     assert load_memory(path, encoder=mem.encoder).stats() == mem.stats()
 
 
+def test_threads_saving_their_own_and_one_shared_directory(tmp_path):
+    """A threaded sweep's streams save their own memories side by side; threads that
+    contend for one directory are refused as "another thread" (never mistaken for
+    another process racing an unlock), and no lock file is left behind."""
+    mem = HypergraphMemory(HashingEncoder(dim=8, seed=0))
+    mem.add_trajectory("t", [], [], "by the test", True, 1)
+    outcomes: list[str] = []
+
+    def stream(k: int) -> None:
+        for _ in range(15):
+            save_memory(mem, tmp_path / f"own{k}")
+            try:
+                save_memory(mem, tmp_path / "shared")
+                outcomes.append("saved")
+            except MemoryLockedError as e:
+                outcomes.append("thread" if "another thread" in str(e) else str(e))
+
+    threads = [threading.Thread(target=stream, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(outcomes) == 8 * 15 and set(outcomes) <= {"saved", "thread"}, set(outcomes)
+    assert "saved" in outcomes
+    assert not list(tmp_path.glob("*.lock"))
+    for k in range(8):
+        assert load_memory(tmp_path / f"own{k}", encoder=mem.encoder).stats() == mem.stats()
+    assert load_memory(tmp_path / "shared", encoder=mem.encoder).stats() == mem.stats()
+
+
 def test_a_stale_lock_file_from_a_killed_writer_does_not_block(tmp_path):
     path = tmp_path / "mem"
     (tmp_path / "mem.lock").write_text("99999999")  # left by a SIGKILLed process

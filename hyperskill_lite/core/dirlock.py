@@ -69,23 +69,39 @@ def directory_lock(path: str | Path, error: type[Exception] = BlockingIOError) -
     path = Path(path).absolute()
     lock = lock_path(path)
     key, me = str(lock), threading.get_ident()
+    # `_GUARD` covers the table only; the file is locked and released outside it, so
+    # threads saving different directories (a threaded sweep's streams) never queue
+    # behind one another's system calls. A thread's entry is in the table from before
+    # its flock until after its unlock, so another thread asking meanwhile is refused
+    # here and never races the file lock of its own process.
     with _GUARD:
         held = _HELD.get(key)
         if held is not None and held[2] != me:
             raise error(f"{path}: another thread of this process (pid {os.getpid()}) is saving it")
-        if held is not None:
-            held[1] += 1
+        first = held is None
+        if first:
+            held = _HELD[key] = [-1, 1, me]
         else:
-            _HELD[key] = [_acquire(path, lock, error), 1, me]
+            held[1] += 1
+    if first:
+        try:
+            held[0] = _acquire(path, lock, error)
+        except BaseException:
+            with _GUARD:
+                del _HELD[key]
+            raise
     try:
         yield lock
     finally:
         with _GUARD:
-            held = _HELD[key]
             held[1] -= 1
-            if held[1] == 0:
-                del _HELD[key]
+            last = held[1] == 0
+        if last:
+            try:
                 _release(lock, held[0])
+            finally:
+                with _GUARD:
+                    del _HELD[key]
 
 
 def _acquire(path: Path, lock: Path, error: type[Exception]) -> int:

@@ -31,6 +31,33 @@ def file_checksum(data: bytes | memoryview | np.ndarray) -> str:
     return "xxh3_128:" + xxhash.xxh3_128_hexdigest(memoryview(data).cast("B"))
 
 
+class ChecksumWriter:
+    """A binary file wrapper that hashes what goes through it: `checksum` is then
+    `file_checksum` of every byte written, without reading the file back.
+
+    >>> import io
+    >>> w = ChecksumWriter(io.BytesIO())
+    >>> w.write(b"abcdefgh") + w.write(b"12345678")
+    16
+    >>> w.checksum == file_checksum(b"abcdefgh12345678"), w.bytes
+    (True, 16)
+    """
+
+    def __init__(self, f: Any) -> None:
+        import xxhash
+
+        self._f, self._h, self.bytes = f, xxhash.xxh3_128(), 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        self._h.update(data)
+        self.bytes += memoryview(data).nbytes
+        return self._f.write(data)
+
+    @property
+    def checksum(self) -> str:
+        return "xxh3_128:" + self._h.hexdigest()
+
+
 def wordsum_checksum(data: bytes | memoryview | np.ndarray) -> str:
     """Version 2's checksum, kept to verify version 2 memories: the sums (mod 2**64) of
     the even and of the odd 8-byte words of `data`, the trailing bytes and the length.
