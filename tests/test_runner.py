@@ -65,6 +65,25 @@ def test_same_seed_same_records(tmp_path):
     assert 0 <= s["SR"] <= 100 and s["N"] == N
 
 
+def test_a_state_saved_after_maintenance_links_the_checkpoints_files(tmp_path):
+    """N = 24 maintains every 3 episodes and the last episode (24) is one of them: the
+    state's memory is the maint-0024 checkpoint's files hard-linked (same inodes, not
+    written twice) and loads to the memory the run ended with; a run of 23 ends on no
+    maintenance, so its state is written in full."""
+    from hyperskill_lite.core.io import load_memory
+
+    _run(tmp_path / "b", n=23)  # period ceil(2.3) = 3: episode 23 is no maintenance
+    assert all(p.stat().st_nlink == 1 for p in (tmp_path / "b" / "state" / "memory").iterdir())
+    _, system = _run(tmp_path / "a", n=24)
+    state, ck = tmp_path / "a" / "state" / "memory", tmp_path / "a" / "checkpoints"
+    for p in sorted(state.iterdir()):
+        twin = ck / "maint-0024" / p.name
+        assert p.stat().st_ino == twin.stat().st_ino and p.stat().st_nlink == 2, p.name
+    loaded = load_memory(state, encoder=system.memory.encoder)
+    assert loaded.stats() == system.memory.stats()
+    assert _memory_files(state) == _memory_files(ck / "maint-0024")
+
+
 def test_rerun_of_a_finished_run_is_a_no_op(tmp_path):
     a, _ = _run(tmp_path / "a")
     again, _ = _run(tmp_path / "a")

@@ -151,14 +151,36 @@ def append_record(out: Path, record: dict[str, Any], durable: bool = True) -> No
             os.fsync(f.fileno())
 
 
-def save_state(system: Any, out: Path, progress: dict[str, Any]) -> None:
-    """Write memory + progress to OUT/state.new, then swap it in by renames."""
+def save_state(system: Any, out: Path, progress: dict[str, Any],
+               saved: Path | None = None) -> None:
+    """Write memory + progress to OUT/state.new, then swap it in by renames.
+
+    `saved`: a folder the same memory was just saved to (the maintenance checkpoint of
+    this episode; nothing changed the memory since). Its files are hard-linked instead
+    of written and fsynced a second time: saved files are never modified in place (a
+    save writes new files and renames), so the link is a snapshot. Where links are not
+    possible (another file system, no link support) the memory is saved as usual."""
     new = out / (STATE + ".new")
     shutil.rmtree(new, ignore_errors=True)
     new.mkdir(parents=True)
-    system.save(new / "memory")
+    if saved is None or not _link_tree(saved, new / "memory"):
+        system.save(new / "memory")
     fsync_write(new / "progress.json", json.dumps(progress, sort_keys=True))  # written last
     _swap_in(new, out)
+
+
+def _link_tree(src: Path, dst: Path) -> bool:
+    """Hard-link the saved folder `src` as `dst` (its folders made and fsynced, so the
+    names are on disk); False, with nothing left at `dst`, where that fails."""
+    try:
+        shutil.copytree(src, dst, copy_function=os.link)
+        for folder in [dst, *(p for p in dst.rglob("*") if p.is_dir())]:
+            fsync_dir(folder)
+        fsync_dir(dst.parent)
+    except OSError:
+        shutil.rmtree(dst, ignore_errors=True)
+        return False
+    return True
 
 
 def _swap_in(new: Path, out: Path) -> None:

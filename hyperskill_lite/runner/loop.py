@@ -182,8 +182,9 @@ def run_episodes(
                  record["calls"], record["tokens"], record["seconds"], record["error"])
         if protocol.eval_from is not None:
             record["phase"] = "eval" if protocol.in_eval(i) else "learn"
+        checkpoint = None
         if period and (i + 1) % period == 0 and not frozen:
-            _maintain(system, record, out, i)
+            checkpoint = _maintain(system, record, out, i)
         record["sizes"] = system.stats()
         if i == check_at:
             warning = health_check([*records, record], record["sizes"], system.name)
@@ -192,7 +193,7 @@ def run_episodes(
                 log.warning("%s (episode %d of %d, %s)", warning["message"], i + 1, n, out)
         crash_point("before_state", i)
         if durable:
-            save_state(system, out, {"next_index": i + 1, "record": record})
+            save_state(system, out, {"next_index": i + 1, "record": record}, checkpoint)
         crash_point("after_state", i)
         append_record(out, record, durable)
         crash_point("after_record", i)
@@ -204,8 +205,9 @@ def run_episodes(
     return records
 
 
-def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -> None:
-    """One maintenance cycle after episode i, recorded on its record and checkpointed."""
+def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -> Path:
+    """One maintenance cycle after episode i, recorded on its record and checkpointed;
+    the checkpoint's folder (the memory as the state saved next holds it)."""
     t0, setup0 = time.perf_counter(), setup_seconds()
     try:
         report = system.maintain()
@@ -224,6 +226,7 @@ def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -
     ck = out / CHECKPOINTS / f"maint-{i + 1:04d}"
     shutil.rmtree(ck, ignore_errors=True)
     system.save(ck)
+    return ck
 
 
 def _one_episode(i, task, system, executor, judge, learn_judge, usage,
