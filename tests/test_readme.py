@@ -76,15 +76,10 @@ def test_every_generated_block_equals_what_its_artefact_gives():
 
 
 def _demo_rows(text: str) -> dict[str, list[str]]:
-    """method -> the demo table's columns without the two timing ones (mem ms, s/task)."""
-    rows = {}
-    for line in text.splitlines():
-        if line.startswith(("hyperskill", "flat", "no-memory")):
-            cells = re.split(r"\s{2,}", line.strip())
-            # the last five cells: ctx tokens, mem ms, tokens/task, s/task, N; the two
-            # timing ones (mem ms, s/task) vary from run to run
-            rows[cells[0]] = cells[1:-4] + [cells[-3], cells[-1]]
-    return rows
+    """method -> the demo table's columns without the two timing ones (mem ms, s/task),
+    by the rule `tools/readme.py --check` applies."""
+    rows = _tool().comparable("demo", text)
+    return {r[0]: r[1:] for r in rows if r[0].startswith(("hyperskill", "flat", "no-memory"))}
 
 
 def test_the_demo_table_and_figures_are_what_make_demo_gives(tmp_path):
