@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.parse
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,7 +60,7 @@ def _s(x: Any) -> str:
     return "" if x is None else " ".join(str(x).split())
 
 
-class ApiSearch:
+class ApiSearch(ABC):
     """A JSON search API: subclasses give the request (`_request`) and read the hits
     (`_hits`); this class sends it, checks the answer and keeps the key out of errors."""
 
@@ -75,12 +76,13 @@ class ApiSearch:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
 
+    @abstractmethod
     def _request(self, query: str, k: int) -> tuple[str, dict | None, Any, dict[str, str]]:
         """(method, query parameters, JSON body, headers)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _hits(self, data: Any) -> list[SearchHit]:
-        raise NotImplementedError
+        """The web results of the provider's decoded reply, nothing else."""
 
     def _redact(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text

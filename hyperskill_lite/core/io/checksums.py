@@ -15,6 +15,8 @@ from hyperskill_lite.core.io.layout import (
     _BLOCK,
 )
 
+XXH3 = "xxh3_128:"  # the name a version 3 manifest gives its hashes
+
 
 def file_checksum(data: bytes | memoryview | np.ndarray) -> str:
     """The XXH3-128 hash of `data` with its name, as saved in a version 3 manifest.
@@ -28,7 +30,7 @@ def file_checksum(data: bytes | memoryview | np.ndarray) -> str:
     """
     import xxhash
 
-    return "xxh3_128:" + xxhash.xxh3_128_hexdigest(memoryview(data).cast("B"))
+    return XXH3 + xxhash.xxh3_128_hexdigest(memoryview(data).cast("B"))
 
 
 class ChecksumWriter:
@@ -55,7 +57,7 @@ class ChecksumWriter:
 
     @property
     def checksum(self) -> str:
-        return "xxh3_128:" + self._h.hexdigest()
+        return XXH3 + self._h.hexdigest()
 
 
 def wordsum_checksum(data: bytes | memoryview | np.ndarray) -> str:
