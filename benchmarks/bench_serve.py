@@ -14,7 +14,8 @@ concurrent clients against the scripted model server.
    its model the scripted server (`prompt_aware_responder`, its own process) answering
    each call after `latency` seconds: 1 client, then 8 concurrent clients, each learning
    `learns` tasks (decomposition and extraction, the journal append, checkpoints every
-   100 records); then 8 clients each with its own stdio server process on one folder.
+   100 records); then 1 client over stdio, and 8 clients each with its own stdio server
+   process on one folder.
    Learned trajectories per second, and the memory checked afterwards (every learn one
    hyperedge).
 
@@ -181,9 +182,12 @@ def learn_throughput(base: Path, work: Path, learns: int, latency: float, client
         margs = ["--base-url", model.base_url, "--model", "scripted-model"]
         for label, n, kind in (("1 client, HTTP", 1, "http"),
                                (f"{clients} clients, HTTP, one server", clients, "http"),
+                               ("1 client, stdio", 1, "stdio"),
                                (f"{clients} clients, each its own stdio server", clients,
                                 "stdio")):
             folder = work / f"learn-{kind}-{n}"
+            if folder.exists():
+                shutil.rmtree(folder)
             shutil.copytree(base, folder)
             before = SharedMemory(folder, readonly=True).memory.stats()["hyperedges"]
             if kind == "http":

@@ -357,3 +357,76 @@ def test_the_guides_python_example_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Past Experience" in done.stdout
     assert (tmp_path / "skills-memory" / "manifest.json").is_file()
+
+
+PAIR = [{"name": "Check Official Statistics",
+         "content": "Read the number from the official statistics office table before answering."},
+        {"name": "Check Official Statistic",
+         "content": "Read the number from the official statistics office table, then answer."}]
+
+
+def pair_responder(request: dict) -> object:
+    """Every extraction gives the same two near-duplicate strategies (cosine 0.80 under
+    the hashing encoder: two nodes, always together); merges answer one name."""
+    last = str(request["messages"][-1]["content"])
+    if last.startswith("Extract"):
+        key = "skills" if "SUCCESSFUL" in last else "mistakes"
+        items = PAIR if key == "skills" else [{"name": "Guess The Figure",
+                                               "content": "Answering from memory failed."}]
+        return text(json.dumps({key: items, "knowledge_fragment": "Read the table."}))
+    if last.startswith("These two"):
+        return text(json.dumps({"name": "Official Statistics First",
+                                "content": "Read the official table before answering."}))
+    return task_responder(request)
+
+
+@pytest.mark.parametrize("path", ["model", "sampling"])
+def test_maintain_prunes_and_merges_through_the_memorys_model(tmp_path, path):
+    """maintain(): the subtask node credited with three slow failures is pruned (Eq. 11),
+    the two strategies that always co-occur are merged (Eqs. 12-14) by LLM-Merge, asked
+    of the configured model or of the client's own (2026-07-28 round trips)."""
+    from hyperskill_lite.agent.settings import ModelSettings, make_llms
+    from hyperskill_lite.serve.app import build_server
+    from hyperskill_lite.serve.models import ModelConfig
+    from hyperskill_lite.serve.service import MemoryService
+
+    seen: list[str] = []
+
+    async def callback(context, params):
+        prompt = params.messages[-1].content.text
+        seen.append(prompt[:9])
+        reply = pair_responder({"messages": [{"role": "user", "content": prompt}]})
+        return types.CreateMessageResult(role="assistant", model="client-model",
+                                         content=types.TextContent(type="text",
+                                                                   text=reply.content))
+
+    with ScriptedServer(pair_responder) as srv:
+        llm, _ = make_llms(ModelSettings(), base_url=srv.base_url, model="scripted-model")
+        shared = SharedMemory(tmp_path / "m", _hashing())
+        models = ModelConfig("model", llm) if path == "model" else ModelConfig("sampling")
+        server = build_server(MemoryService(shared, models, maintain_every=0))
+
+        async def main():
+            async with Client(server, sampling_callback=callback) as c:
+                for i in range(3):
+                    out = await c.call_tool("learn", _learn_args(f"Population of Lyon {i}?"))
+                    assert not out.is_error, out.content
+                for i in range(3):
+                    out = await c.call_tool("learn", {**_learn_args(f"Area of Nice {i}?",
+                                                                    "failure", ["u1"]),
+                                                      "steps": 9})
+                    assert not out.is_error, out.content
+                got = (await c.call_tool("maintain", {})).structured_content
+                assert got["ran"] and got["pruned"] == ["u1"]
+                assert [(m["a"], m["b"], m["name"]) for m in got["merged"]] == [
+                    ("s1", "s2", "Official Statistics First")]
+                view = (await c.call_tool("skill", {"id": got["merged"][0]["new_id"]})
+                        ).structured_content
+                assert view["meta"]["merged_by"] == path
+
+        anyio.run(main)
+        shared.close()
+    if path == "sampling":
+        assert "These two" in seen
+    mem = _loaded(tmp_path / "m")
+    assert mem.stats()["skill_nodes"] == 2  # the merged strategy and the mistake

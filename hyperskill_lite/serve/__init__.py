@@ -2,7 +2,8 @@
 
 - `shared` (`SharedMemory`): one memory folder shared by many clients and many server
   processes; an append-only journal beside it, checkpoints through the crash-safe save.
-- `journal`: that journal's file format and lock.
+- `journal`: that journal's file format and lock; `records`: its records (a learned
+  trajectory, a maintenance cycle) and their deterministic application.
 - `service` (`MemoryService`): what the tools do (recall, learn, maintain, explain,
   skill, stats; the skill-list and health resources).
 - `models`, `sampling`: the memory's model calls through a configured model, the

@@ -36,6 +36,7 @@ from pydantic import Field
 from hyperskill_lite.agent.llm import LLMError
 from hyperskill_lite.serve.bounds import LIMITS, BoundsError
 from hyperskill_lite.serve.journal import JournalBusy, JournalError
+from hyperskill_lite.serve.records import RecordError
 from hyperskill_lite.serve.sampling import NeedsInput
 from hyperskill_lite.serve.service import MemoryService, OperationError
 
@@ -55,7 +56,8 @@ client of this server."""
 
 Result = dict[str, Any] | types.InputRequiredResult
 
-_USER_ERRORS = (BoundsError, OperationError, LLMError, JournalBusy, JournalError, OSError)
+_USER_ERRORS = (BoundsError, OperationError, LLMError, JournalBusy, JournalError, RecordError,
+                OSError)
 
 
 async def _run(op: str, call: Awaitable[Any]) -> Any:
@@ -97,9 +99,19 @@ def build_server(service: MemoryService, *, token: str | None = None,
                 ) if token else {}
     mcp = MCPServer("hyperskill", title="HyperSkill skill memory", instructions=INSTRUCTIONS,
                     version=_version(), log_level=log_level.upper(), **auth)
-    read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    _memory_tools(mcp, service)
+    _inspection_tools(mcp, service)
+    _resources(mcp, service)
+    return mcp
 
-    @mcp.tool(annotations=read_only)
+
+_READ_ONLY = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+def _memory_tools(mcp: MCPServer, service: MemoryService) -> None:
+    """recall, learn, maintain: the memory's use and update."""
+
+    @mcp.tool(annotations=_READ_ONLY)
     async def recall(task: Task, k: K = None, ctx: Context = None) -> Result:  # type: ignore[assignment]
         """Retrieve what the memory learned that helps with `task`, before you start it.
 
@@ -149,14 +161,18 @@ def build_server(service: MemoryService, *, token: str | None = None,
         pruned and merged."""
         return await _run("maintain", service.maintain(ctx))
 
-    @mcp.tool(annotations=read_only)
+
+def _inspection_tools(mcp: MCPServer, service: MemoryService) -> None:
+    """explain, skill, stats: reading the memory, crediting nothing."""
+
+    @mcp.tool(annotations=_READ_ONLY)
     async def explain(task: Task, k: K = None, ctx: Context = None) -> Result:  # type: ignore[assignment]
         """Explain how a recall of `task` is put together: the subtask path and the
         trajectory path, the trajectories found, and for each skill its co-occurrence
         count and similarity. Credits nothing; for inspecting the memory."""
         return await _run("explain", service.explain(task, k, ctx))
 
-    @mcp.tool(annotations=read_only)
+    @mcp.tool(annotations=_READ_ONLY)
     async def skill(id: Annotated[str, Field(description="A skill, subtask or trajectory id "
                                              "from recall or the skill list, e.g. 's12'.",
                                              pattern=r"^[use][1-9][0-9]{0,11}$")]) -> Result:
@@ -164,15 +180,20 @@ def build_server(service: MemoryService, *, token: str | None = None,
         (strategy or mistake), utility and counts, and the trajectories it came from."""
         return await _run("skill", _now(service.skill, id))
 
-    @mcp.tool(annotations=read_only)
+    @mcp.tool(annotations=_READ_ONLY)
     async def stats() -> Result:
         """The memory's size (subtask steps, strategies, mistakes, trajectories), where it
         is stored, the journal of updates since the last checkpoint, and which model the
         memory's own operations use."""
         return await _run("stats", _now(service.stats))
 
+
+def _resources(mcp: MCPServer, service: MemoryService) -> None:
+    """The skill list and the memory's health."""
+
     @mcp.resource("hyperskill://skills", name="skills", mime_type="application/json",
-                  description="Every skill in the memory, highest utility first.")
+                  description="The skills of the memory, highest utility (Eq. 3) first "
+                  "(at most 1,000), with their polarity, counts and content.")
     def skills_resource() -> str:
         return json.dumps(service.skills_list(), ensure_ascii=False)
 
@@ -181,8 +202,6 @@ def build_server(service: MemoryService, *, token: str | None = None,
                   "the server started, and its size.")
     def health_resource() -> str:
         return json.dumps(service.health(), ensure_ascii=False)
-
-    return mcp
 
 
 def _version() -> str:

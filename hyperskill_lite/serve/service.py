@@ -48,7 +48,9 @@ from hyperskill_lite.serve.shared import LearnItem, MergeItem, SharedMemory
 __all__ = ["MemoryService", "OperationError"]
 
 PLAN_CACHE = 1024
-"""Recall plans kept for the learn of the same task (most recent first out)."""
+"""Recall plans kept for the learn of the same task (the oldest dropped first)."""
+SKILL_LIST = 1000
+"""Skills the skill-list resource shows (those of highest utility)."""
 
 
 class OperationError(ValueError):
@@ -274,13 +276,14 @@ class MemoryService:
                 **self.shared.info(), "model": self.models.describe(),
                 "maintain_every": self.maintain_every}
 
-    def skills_list(self) -> list[dict[str, Any]]:
-        """Every live skill node by utility (Eq. 3), highest first."""
+    def skills_list(self, limit: int = SKILL_LIST) -> list[dict[str, Any]]:
+        """The live skill nodes of highest utility (Eq. 3), at most `limit`, highest
+        first (ties: more retrievals, then older)."""
         with self.shared.read() as memory:
             views = memory.nodes(memory.node_ids(kind="skill"))
-        views.sort(key=lambda v: (-v.gamma, -v.nu, v.id))
+        views.sort(key=lambda v: (-v.gamma, -v.nu, int(v.id[1:])))
         return [{"id": v.id, "name": v.name, "polarity": v.polarity, "gamma": round(v.gamma, 4),
-                 "nu": v.nu, "sigma": v.sigma, "content": v.content} for v in views]
+                 "nu": v.nu, "sigma": v.sigma, "content": v.content} for v in views[:limit]]
 
     def health(self) -> dict[str, Any]:
         """The run loop's health figures (runner/health.py) over the records this

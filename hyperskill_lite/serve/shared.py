@@ -29,28 +29,23 @@ The design (docs/guide/mcp.md, "Many clients, one memory"):
 - Maintenance is planned on a snapshot (its model calls need no lock) and committed as
   one record; a plan made while another process committed a cycle is dropped.
 
-Not here: the file format (journal.py), model calls (models.py), the tools (service.py).
+Not here: the file format (journal.py), the records and how one is applied
+(records.py), model calls (models.py), the tools (service.py).
 """
 
 from __future__ import annotations
 
-import base64
-import copy
 import logging
 import os
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.core.embed import Encoder, default_encoder, encoder_by_name
+from hyperskill_lite.core.embed import Encoder, default_encoder
 from hyperskill_lite.core.io import (
     MANIFEST,
     MemoryLockedError,
@@ -61,76 +56,24 @@ from hyperskill_lite.core.io import (
     to_state,
 )
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.core.records import Skill, skill_text
 from hyperskill_lite.serve import journal as jr
+from hyperskill_lite.serve.records import (
+    LEARN_ID,
+    LearnItem,
+    MergeItem,
+    RecordError,
+    apply_learn,
+    apply_maintain,
+    learn_record,
+    maintain_record,
+)
 
-__all__ = ["SharedMemory", "LearnItem", "MergeItem", "LEARN_ID", "learn_texts"]
+__all__ = ["SharedMemory", "LearnItem", "MergeItem", "LEARN_ID", "HISTORY"]
 
 log = logging.getLogger(__name__)
 
 HISTORY = 50_000
 """Learn records whose health figures a process keeps (the newest)."""
-
-LEARN_ID = "learn_id"
-"""The hyperedge meta key holding the id of the learn record that made it."""
-
-
-@dataclass
-class LearnItem:
-    """What one ``learn`` adds (paper §3.4): the task d_q, its plan P_0 (subtask steps),
-    the extracted skills and lesson l_e, the outcome r_i and steps T_i, and the ids of
-    the elements its retrieval used (R_u, S_q, E*: their Eq. 3 stats are updated)."""
-
-    task: str
-    plan: list[str]
-    skills: list[Skill]
-    lesson: str
-    success: bool
-    steps: int
-    calls: int = 0
-    used_ids: list[str] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class MergeItem:
-    """One merge of a maintenance cycle: skill nodes `a` and `b` become `skill`;
-    `cross` when they differ in polarity (only under ``merge_scope="all"``)."""
-
-    a: str
-    b: str
-    skill: Skill
-    cross: bool = False
-
-
-@dataclass
-class _Used:
-    retrieved_ids: list[str]
-
-
-def learn_texts(item: LearnItem) -> list[str]:
-    """The texts `HypergraphMemory.add_trajectory` embeds for `item`, in its order."""
-    return [f"{item.task}\n{item.lesson}", *item.plan,
-            *(skill_text(s.name, s.content) for s in item.skills)]
-
-
-def _pack(vectors: np.ndarray) -> str:
-    return base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode()
-
-
-def _unpack(text: str, n: int, dim: int) -> np.ndarray:
-    arr = np.frombuffer(base64.b64decode(text), dtype="<f4")
-    if arr.size != n * dim:
-        raise jr.JournalError(f"a record carries {arr.size} vector values, expected {n} x {dim}")
-    return arr.reshape(n, dim).astype(np.float32)
-
-
-def _skill_dict(s: Skill) -> dict[str, Any]:
-    return {"name": s.name, "content": s.content, "polarity": s.polarity, "meta": s.meta}
-
-
-def _skill(d: dict[str, Any]) -> Skill:
-    return Skill(d["name"], d["content"], d["polarity"], dict(d.get("meta") or {}))
 
 
 def _is_run_state(path: Path) -> bool:
@@ -176,6 +119,7 @@ class SharedMemory:
         """Learn records since the last maintenance cycle (the schedule's count)."""
         self.cycles = 0
         """Maintenance cycles committed to this memory since the journal began."""
+        self._learned = 0
         self.history: list[dict[str, Any]] = []
         """One run-record-like dict per learn record applied by this process, the last
         `HISTORY` of them (the health resource reads them with runner/health.py)."""
@@ -292,78 +236,34 @@ class SharedMemory:
     # ------------------------------------------------------------------ applying
     def _apply(self, rec: dict[str, Any]) -> dict[str, Any]:
         op = rec.get("op")
+        if op not in ("learn", "maintain"):
+            raise RecordError(f"{self.journal}: record {rec.get('seq')} has operation {op!r}, "
+                              "unknown to this release")
+        with self._mem:
+            out = (apply_learn if op == "learn" else apply_maintain)(self.memory, rec)
         if op == "learn":
-            out = self._apply_learn(rec)
             self.since_maintain += 1
-        elif op == "maintain":
-            out = self._apply_maintain(rec)
-            self.since_maintain, self.cycles = 0, self.cycles + 1
+            self._remember({"index": self._learned, **{k: out[k] for k in (
+                "update", "sizes", "injected", "success")}})
         else:
-            raise jr.JournalError(f"{self.journal}: record {rec.get('seq')} has operation "
-                                  f"{op!r}, unknown to this release")
+            self.since_maintain, self.cycles = 0, self.cycles + 1
+            self._remember_cycle(len(out["pruned"]), len(out["merged"]), out["sizes_after"])
         self._seq = int(rec["seq"])
         return out
 
-    def _apply_learn(self, rec: dict[str, Any]) -> dict[str, Any]:
-        item = LearnItem(rec["task"], list(rec["plan"]), [_skill(s) for s in rec["skills"]],
-                         rec["lesson"], bool(rec["success"]), int(rec["steps"]),
-                         int(rec.get("calls", 0)), list(rec.get("used_ids", [])),
-                         dict(rec.get("meta") or {}))
-        texts = learn_texts(item)
-        enc = self.memory.encoder
-        if hasattr(enc, "seed_cache"):
-            enc.seed_cache(texts, _unpack(rec["vectors"], len(texts), int(enc.dim)))
-        meta = {**item.meta, LEARN_ID: rec["id"]}
-        with self._mem:
-            edge = self.memory.add_trajectory(
-                item.task, item.plan, item.skills, item.lesson, item.success, item.steps,
-                item.calls, retrieval=_Used(item.used_ids), meta=meta)
-            update = copy.deepcopy(self.memory.last_update)
-            sizes = self.memory.stats()
-        shown = sum(i[:1] in ("s", "e") for i in item.used_ids)
-        self.history.append({"index": len(self.history), "update": update, "sizes": sizes,
-                             "injected": shown, "success": item.success})
+    def _remember(self, row: dict[str, Any]) -> None:
+        self._learned += 1
+        self.history.append(row)
         if len(self.history) > HISTORY:
             del self.history[: len(self.history) - HISTORY]
-        return {"edge": edge, "update": update}
 
-    def _alive(self, id: str) -> bool:
-        try:
-            self.memory.node(id)
-        except KeyError:
-            return False
-        return True
-
-    def _apply_maintain(self, rec: dict[str, Any]) -> dict[str, Any]:
-        merges = rec.get("merges", [])
-        enc = self.memory.encoder
-        if merges and hasattr(enc, "seed_cache"):
-            texts = [skill_text(m["skill"]["name"], m["skill"]["content"]) for m in merges]
-            enc.seed_cache(texts, _unpack(rec["vectors"], len(texts), int(enc.dim)))
-        with self._mem:
-            before = self.memory.stats()
-            pruned = [i for i in rec.get("prune", []) if self._alive(i)]
-            if pruned:
-                self.memory.remove_nodes(pruned)
-            merged = []
-            for m in merges:
-                if not (self._alive(m["a"]) and self._alive(m["b"])):
-                    continue
-                s = _skill(m["skill"])
-                new = self.memory.merge_nodes(m["a"], m["b"], s,
-                                              polarity=s.polarity if m.get("cross") else None)
-                merged.append({"a": m["a"], "b": m["b"], "new_id": new, "name": s.name})
-            sizes = self.memory.stats()
-        counts = {"pruned": len(pruned), "merged": len(merged)}
-        if self.history:  # as the runner records it: on the episode it followed
-            last = self.history[-1].setdefault("maintenance", {"pruned": 0, "merged": 0})
-            for key, n in counts.items():
-                last[key] += n
-        else:
-            self.history.append({"index": 0, "sizes": sizes, "injected": 0,
-                                 "maintenance": counts})
-        return {"pruned": pruned, "merged": merged, "sizes_before": before,
-                "sizes_after": sizes}
+    def _remember_cycle(self, pruned: int, merged: int, sizes: dict[str, int]) -> None:
+        """A cycle is recorded on the learn it followed, as the runner records it."""
+        if not self.history:
+            self._remember({"index": 0, "sizes": sizes, "injected": 0})
+        last = self.history[-1].setdefault("maintenance", {"pruned": 0, "merged": 0})
+        last["pruned"] += pruned
+        last["merged"] += merged
 
     # ------------------------------------------------------------------ reading
     def sync(self) -> int:
@@ -458,13 +358,7 @@ class SharedMemory:
     def learn(self, item: LearnItem) -> dict[str, Any]:
         """Add `item` as one hyperedge (one journal record, fsynced before this returns).
         Embeds its texts before taking any lock. Returns {"edge", "update", "seq"}."""
-        texts = learn_texts(item)
-        vectors = self.memory.encoder.encode(texts)
-        rec = {"op": "learn", "id": uuid.uuid4().hex, "task": item.task, "plan": item.plan,
-               "skills": [_skill_dict(s) for s in item.skills], "lesson": item.lesson,
-               "success": bool(item.success), "steps": int(item.steps),
-               "calls": int(item.calls), "used_ids": list(item.used_ids),
-               "meta": item.meta, "vectors": _pack(vectors)}
+        rec = learn_record(item, self.memory.encoder)
         with self._writer() as lock:
             with self._sync:
                 self._catch_up_locked(lock)
@@ -488,11 +382,7 @@ class SharedMemory:
         another cycle was committed since the snapshot (the plan is dropped); else what
         was applied ({"pruned", "merged", "sizes_before", "sizes_after"}): nodes removed
         or merged meanwhile are skipped."""
-        texts = [m.skill.text for m in merges]
-        rec = {"op": "maintain", "id": uuid.uuid4().hex, "prune": list(prune),
-               "merges": [{"a": m.a, "b": m.b, "skill": _skill_dict(m.skill),
-                           "cross": bool(m.cross)} for m in merges],
-               "vectors": _pack(self.memory.encoder.encode(texts)) if texts else ""}
+        rec = maintain_record(prune, merges, self.memory.encoder)
         with self._writer() as lock:
             with self._sync:
                 self._catch_up_locked(lock)
@@ -541,8 +431,9 @@ class SharedMemory:
         return self._seq
 
     def info(self) -> dict[str, Any]:
-        """Where the memory lives and the journal's state, for `stats`."""
-        return {"folder": str(self.path), "journal": str(self.journal),
+        """The memory folder's and journal's names (not their paths: a client need not
+        learn the server's file system) and the journal's state, for `stats`."""
+        return {"folder": self.path.name, "journal": self.journal.name,
                 "records_since_checkpoint": self._seq,
                 "learned_since_maintenance": self.since_maintain,
                 "maintenance_cycles": self.cycles,
@@ -562,8 +453,3 @@ class SharedMemory:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-
-def open_encoder(name: str | None) -> Encoder | None:
-    """The encoder named on the command line (None: the memory's own or the default)."""
-    return None if name is None else encoder_by_name(name)
