@@ -136,7 +136,8 @@ def _learn_args(who: str, i: int) -> dict[str, Any]:
 
 def learn_wall(servers: list[Any], learns: int) -> float:
     """Wall seconds for len(servers) clients (one per server address) learning `learns`
-    tasks each, all at once; sessions are opened before the clock starts."""
+    tasks each, all at once; sessions are opened, and one learn each made (the model
+    client's first-call costs), before the clock starts."""
     import anyio
     from mcp import Client
 
@@ -146,6 +147,9 @@ def learn_wall(servers: list[Any], learns: int) -> float:
 
     async def client(k: int, server: Any) -> None:
         async with Client(server) as c:
+            warm = await c.call_tool("learn", _learn_args(f"c{k}", -1))  # first-call costs
+            if warm.is_error:
+                raise RuntimeError(f"learn failed: {warm.content[0].text}")
             started[0] += 1
             if started[0] == len(servers):
                 ready.set()
@@ -202,8 +206,9 @@ def learn_throughput(base: Path, work: Path, learns: int, latency: float, client
             after = SharedMemory(folder, readonly=True).memory
             after.validate()
             added = after.stats()["hyperedges"] - before
-            if added != n * learns:
-                raise RuntimeError(f"{label}: {added} hyperedges for {n * learns} learns")
+            if added != n * (learns + 1):
+                raise RuntimeError(f"{label}: {added} hyperedges for {n * (learns + 1)} "
+                                   "learns")
             rows.append({"setup": label, "clients": n, "learns": n * learns, "wall_s": wall,
                          "learns_per_s": n * learns / wall})
             _log(f"learn: {label}: {n * learns} in {wall:.1f} s "
@@ -218,7 +223,7 @@ def measure_all(sizes: list[int], queries: int = 200, learns: int = 25,
     """Both measurements (module docstring)."""
     from bench_live import StandIn
 
-    out: dict[str, Any] = {"recall": [], "queries": queries}
+    out: dict[str, Any] = {"recall": [], "queries": queries, "load_avg": [_load(), None]}
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         work = Path(tmp)
         for n in sorted(sizes):
@@ -235,7 +240,16 @@ def measure_all(sizes: list[int], queries: int = 200, learns: int = 25,
                     _log(f"recall at {n}, {label}: p50 {row['p50_s'] * 1e3:.2f} ms, "
                          f"p99 {row['p99_s'] * 1e3:.2f} ms")
         out["learn"] = learn_throughput(work / f"m{min(sizes)}", work, learns, latency)
+    out["load_avg"][1] = _load()
     return out
+
+
+def _load() -> float | None:
+    """The 1-minute load average (None where the OS has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def targets(serve: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -264,7 +278,7 @@ def markdown(serve: dict[str, Any] | None, fmt_time: Any = None) -> list[str]:
     lines = ["", "## MCP server (benchmarks/bench_serve.py)", "",
              "`recall` over stdio with the official SDK's client, request to parsed result, "
              f"{serve['queries']} calls after a warm-up; the memory is synthetic (384-d "
-             "embeddings, hashing encoder for the queries).", "",
+             "embeddings, hashing encoder for the queries)." + _load_note(serve), "",
              "| hyperedges | recall | p50 | p99 | mean |", "|---|---|---|---|---|"]
     for r in serve["recall"]:
         lines.append(f"| {r['hyperedges']:,} | {r['setup']} | {ms(r['p50_s'])} | "
@@ -273,7 +287,8 @@ def markdown(serve: dict[str, Any] | None, fmt_time: Any = None) -> list[str]:
     if learn:
         lines += ["", f"`learn` against the scripted model server ({learn['latency_s']:g} s "
                   f"per call; decomposition and extraction of a learn asked concurrently), "
-                  f"{learn['learns_per_client']} tasks per client, starting from "
+                  f"{learn['learns_per_client']} tasks per client after one untimed "
+                  "(the model client's first-call costs), starting from "
                   f"{learn['start_hyperedges']:,} hyperedges; every learn checked to be one "
                   "hyperedge afterwards.", "",
                   "| setup | learns | wall | learns/s |", "|---|---|---|---|"]
@@ -281,6 +296,14 @@ def markdown(serve: dict[str, Any] | None, fmt_time: Any = None) -> list[str]:
             lines.append(f"| {r['setup']} | {r['learns']} | {r['wall_s']:.1f} s | "
                          f"{r['learns_per_s']:.1f} |")
     return lines
+
+
+def _load_note(serve: dict[str, Any]) -> str:
+    load = serve.get("load_avg") or [None, None]
+    if None in load:
+        return ""
+    return (f" Load average {load[0]:g} before, {load[1]:g} after (other work on the same "
+            "cores slows both sides).")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

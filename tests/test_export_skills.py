@@ -132,3 +132,17 @@ def test_command_errors_are_one_line(tmp_path, capsys):
         main(["export-skills", str(sm.path), "--to", str(tmp_path / "o"), "--min-utility", "2"])
     assert stop.value.code == 2
     assert not (tmp_path / "o").exists()
+
+
+def test_a_run_folder_exports_its_saved_memory(tmp_path):
+    """A run folder (OUT/state/memory beside progress.json) is read, never written."""
+    sm = _memory(tmp_path)
+    run = tmp_path / "run"
+    (run / "state").mkdir(parents=True)
+    (run / "state" / "progress.json").write_text("{}")
+    sm.path.rename(run / "state" / "memory")
+    sm.journal.unlink()  # a run keeps no journal
+    before = sorted(p.name for p in (run / "state").iterdir())
+    assert main(["export-skills", str(run), "--to", str(tmp_path / "out"), "--top", "2"]) == 0
+    assert len([p for p in (tmp_path / "out").iterdir() if p.is_dir()]) == 2
+    assert sorted(p.name for p in (run / "state").iterdir()) == before

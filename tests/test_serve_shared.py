@@ -268,3 +268,9 @@ def test_refuses_a_run_folders_state_and_a_missing_folder_with_a_journal(tmp_pat
     with pytest.raises(FileExistsError):
         SharedMemory(tmp_path / "notmem", ENC)
     assert (tmp_path / "notmem" / "mine.txt").read_text() == "user data"
+
+
+def test_refuses_another_encoder_for_an_existing_memory(tmp_path):
+    SharedMemory(tmp_path / "mem", ENC).close()
+    with pytest.raises(ValueError, match="built with the encoder 'hashing\\(dim=64,seed=0\\)'"):
+        SharedMemory(tmp_path / "mem", HashingEncoder(dim=64, seed=1))

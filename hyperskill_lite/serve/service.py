@@ -31,6 +31,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 import anyio.to_thread
@@ -60,14 +61,15 @@ class OperationError(ValueError):
 class _Collector:
     """A merger that records what each merge would be asked (the pair and its shared
     fragments) and answers with a placeholder, so a cycle can be planned on a snapshot
-    before any model is called."""
+    before any model is called. The placeholder is `a` itself, whose text is embedded
+    already (planning embeds nothing new)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Skill, Skill, list[Fragment]]] = []
 
     def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
         self.calls.append((a, b, list(fragments)))
-        return Skill(f"{a.name} + {b.name}", f"{a.content} {b.content}", a.polarity)
+        return Skill(a.name, a.content, a.polarity)
 
 
 def _task_key(task: str) -> str:
@@ -302,8 +304,6 @@ class MemoryService:
 
 def _plain(view: Any) -> dict[str, Any]:
     """A NodeView / EdgeView as JSON-ready data."""
-    from dataclasses import asdict
-
     out = asdict(view)
     for key in ("gamma", "sigma", "mean_steps"):
         if key in out:

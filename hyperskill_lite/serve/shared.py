@@ -35,6 +35,7 @@ Not here: the file format (journal.py), the records and how one is applied
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -74,6 +75,20 @@ log = logging.getLogger(__name__)
 
 HISTORY = 50_000
 """Learn records whose health figures a process keeps (the newest)."""
+
+
+def _same_encoder(path: Path, memory: HypergraphMemory, given: Encoder | None) -> None:
+    """Refuse an encoder other than the one the memory was built with: its vectors would
+    not be comparable with the stored ones (load_memory only checks the dimension)."""
+    if given is None:
+        return
+    try:
+        recorded = json.loads((path / MANIFEST).read_bytes())["encoder"].get("name", "")
+    except (OSError, ValueError, KeyError):
+        return  # load_memory read a sibling copy after a crash; it checked the dimension
+    if recorded and getattr(given, "name", recorded) != recorded:
+        raise ValueError(f"{path}: the memory was built with the encoder {recorded!r}, not "
+                         f"{given.name!r}; leave --encoder out for an existing memory")
 
 
 def _is_run_state(path: Path) -> bool:
@@ -172,6 +187,7 @@ class SharedMemory:
         if not (self.path / MANIFEST).is_file():  # a save killed between its two renames:
             save_memory(load_memory(self.path, encoder=encoder), self.path)  # put it back
         self.memory = load_memory(self.path, encoder=encoder)
+        _same_encoder(self.path, self.memory, encoder)
         self._fd = os.open(self.journal, os.O_RDONLY)
         self._ino = os.fstat(self._fd).st_ino
         header, records, torn = self._read_all(self._fd)
