@@ -10,7 +10,7 @@ works; ``learn`` extracts skills and lesson from its trajectory, adds the hypere
 (a bounded table by task text) and becomes the subtask nodes of the learn of the same
 task, as in the paper; a learn whose recall this process did not serve decomposes anew.
 
-Maintenance (Eqs. 11-14) runs on the paper's schedule, every ceil(0.1 N) learned tasks
+Maintenance, pruning and merging (Eqs. 11-14), runs on the paper's schedule, every ceil(0.1 N) learned tasks
 (Appendix A; a server has no fixed N: it is `--expected-tasks`, 100 by default, so every
 10), inside the learn that completes the period and after that learn is stored; or on a
 ``maintain`` call. The cycle is planned on a snapshot with core.maintenance (pruning,
@@ -205,7 +205,7 @@ class MemoryService:
 
     # ------------------------------------------------------------------ maintain
     async def maintain(self, ctx: Any = None) -> dict[str, Any]:
-        """One maintenance cycle now (Eqs. 11-14)."""
+        """One maintenance cycle now: pruning and merging (Eqs. 11-14)."""
         models = CallModels(self.models, ctx)
         report = models.progress.get("maintenance")
         if report is None:
