@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,17 +198,29 @@ def _sampling_callback(seen: list[str]):
     return callback
 
 
+def _in_process(memory: Path, mode: str = "auto") -> Any:
+    """The server as `serve` builds it, in this process (no model configured)."""
+    from hyperskill_lite.serve.app import build_server
+    from hyperskill_lite.serve.models import ModelConfig
+    from hyperskill_lite.serve.service import MemoryService
+
+    shared = SharedMemory(memory, _hashing())
+    return shared, build_server(MemoryService(shared, ModelConfig(mode)))
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_sampling_client_answers_the_decomposition(tmp_path, mode):
     """No model configured: the server asks the client's own model (MCP sampling) for
     the decomposition and the extraction; the steps it answered become the subtask
-    nodes. "auto" negotiates 2026-07-28 (multi round-trip requests), "legacy" the
-    handshake protocol (server-to-client requests during the call)."""
+    nodes. "auto" negotiates 2026-07-28 (multi round-trip requests; the server a
+    subprocess over stdio), "legacy" the handshake protocol (server-to-client requests
+    during the call; the server in this process, JSON-RPC over memory streams)."""
     memory = tmp_path / "skills"
     seen: list[str] = []
+    shared, server = _in_process(memory) if mode == "legacy" else (None, _stdio(memory))
 
     async def main():
-        async with Client(_stdio(memory), sampling_callback=_sampling_callback(seen),
+        async with Client(server, sampling_callback=_sampling_callback(seen),
                           mode=mode) as c:
             got = await c.call_tool("learn", _learn_args("How tall is the Eiffel Tower?"))
             assert not got.is_error, got.content
@@ -218,6 +231,8 @@ def test_a_sampling_client_answers_the_decomposition(tmp_path, mode):
             assert out["skills"][0]["name"] == "Check Tower Sources"
 
     anyio.run(main)
+    if shared is not None:
+        shared.close()
     assert any(p.startswith("Decompose") for p in seen)
     assert any(p.startswith("Extract") for p in seen)
     framed = next(p for p in seen if p.startswith("Extract"))
@@ -227,10 +242,12 @@ def test_a_sampling_client_answers_the_decomposition(tmp_path, mode):
 
 
 def test_without_sampling_or_model_it_stores_on_the_trajectory_path_and_says_so(tmp_path):
-    memory = tmp_path / "skills"
+    """--no-llm (the guide's example runs the command itself): trajectory path only,
+    and every result says what was skipped."""
+    shared, server = _in_process(tmp_path / "skills", "none")
 
     async def main():
-        async with Client(_stdio(memory, "--no-llm"), mode="legacy") as c:
+        async with Client(server, mode="legacy") as c:
             got = (await c.call_tool("learn", _learn_args("Where is Lyon?"))).structured_content
             assert got["model"] == "none" and got["skills"] == [] and got["plan"] == []
             assert any("no extraction" in n for n in got["notes"])
@@ -241,8 +258,11 @@ def test_without_sampling_or_model_it_stores_on_the_trajectory_path_and_says_so(
             assert bad.is_error and "more than the 8192 allowed" in bad.content[0].text
             bad = await c.call_tool("skill", {"id": "s999"})
             assert bad.is_error and "s999" in bad.content[0].text
+            why = (await c.call_tool("explain", {"task": "Where is Lyon?"})).structured_content
+            assert "Trajectory path (Eq. 5): E_traj = [e1" in why["explanation"]
 
     anyio.run(main)
+    shared.close()
 
 
 def test_reads_never_wait_on_a_model_call(tmp_path):

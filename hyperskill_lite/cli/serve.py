@@ -14,6 +14,7 @@ folder (serve/shared.py).
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import signal
 import sys
@@ -24,7 +25,7 @@ from hyperskill_lite import logs
 from hyperskill_lite.cli import model_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1
 
-__all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind"]
+__all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]
 
 TOKEN_ENV = "HYPERSKILL_MCP_TOKEN"
 """The environment variable holding the HTTP bearer token (instead of ``--token``)."""
@@ -113,7 +114,27 @@ def _model_config(args: argparse.Namespace) -> Any:
                        args.temperature)
 
 
+def is_loopback(host: str) -> bool:
+    """Is `host` a loopback name or address? (Here, not in serve/app.py, so that a
+    refused bind is said before the SDK is imported.)
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def command(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    if args.http is not None and not is_loopback(args.http[0]) and not token:
+        raise ValueError(f"--http {args.http[0]}:{args.http[1]} is reachable beyond this "
+                         f"machine: give --token (or set {TOKEN_ENV}) so that only your "
+                         "clients get in, or bind 127.0.0.1")
     try:
         from hyperskill_lite.serve import app, service, shared
     except ImportError as exc:
@@ -122,11 +143,6 @@ def command(args: argparse.Namespace) -> int:
     from hyperskill_lite.core.config import HyperSkillConfig
     from hyperskill_lite.core.embed import encoder_by_name
 
-    token = args.token or os.environ.get(TOKEN_ENV) or None
-    if args.http is not None and not app.is_loopback(args.http[0]) and not token:
-        raise ValueError(f"--http {args.http[0]}:{args.http[1]} is reachable beyond this "
-                         f"machine: give --token (or set {TOKEN_ENV}) so that only your "
-                         "clients get in, or bind 127.0.0.1")
     if token is not None:
         app.StaticToken(token)  # a short token is one error line, before anything opens
     models = _model_config(args)
@@ -172,7 +188,7 @@ def _serve_http(app: Any, svc: Any, args: argparse.Namespace, token: str | None)
                               log_level=args.log_level)
     asgi = app.http_app(server, host, allowed_hosts=args.allow_host or (),
                         allowed_origins=args.allow_origin or ())
-    if not app.is_loopback(host) and not args.allow_host:
+    if not is_loopback(host) and not args.allow_host:
         print(f"hyperskill serve: note: only requests whose Host header is a loopback name "
               f"get in; add --allow-host NAME:{port} for the name your clients use",
               file=sys.stderr, flush=True)

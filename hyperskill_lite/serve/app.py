@@ -18,7 +18,6 @@ Not here: what the tools do (service.py), the command line (cli/serve.py).
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import socket
@@ -40,8 +39,7 @@ from hyperskill_lite.serve.records import RecordError
 from hyperskill_lite.serve.sampling import NeedsInput
 from hyperskill_lite.serve.service import MemoryService, OperationError
 
-__all__ = ["build_server", "http_app", "StaticToken", "is_loopback", "bind_socket",
-           "INSTRUCTIONS"]
+__all__ = ["build_server", "http_app", "StaticToken", "bind_socket", "INSTRUCTIONS"]
 
 log = logging.getLogger(__name__)
 
@@ -232,20 +230,6 @@ class StaticToken:
         if hmac.compare_digest(token.encode(), self._token):
             return AccessToken(token="***", client_id="bearer", scopes=[])
         return None
-
-
-def is_loopback(host: str) -> bool:
-    """Is `host` a loopback name or address?
-
-    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
-    (True, True, False)
-    """
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def http_app(server: MCPServer, host: str, *, allowed_hosts: Sequence[str] = (),
