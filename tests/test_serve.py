@@ -251,6 +251,10 @@ def test_without_sampling_or_model_it_stores_on_the_trajectory_path_and_says_so(
             got = (await c.call_tool("learn", _learn_args("Where is Lyon?"))).structured_content
             assert got["model"] == "none" and got["skills"] == [] and got["plan"] == []
             assert any("no extraction" in n for n in got["notes"])
+            more = {k: v for k, v in _learn_args("Where is Paris?").items() if k != "steps"}
+            got = (await c.call_tool("learn", {**more, "steps": 9})).structured_content
+            got = (await c.call_tool("learn", more)).structured_content
+            assert any("steps not given: counted as 6" in n for n in got["notes"])
             hit = (await c.call_tool("recall", {"task": "Where is Lyon?"})).structured_content
             assert "web_search('Where is Lyon?')" in hit["context"]  # the lesson excerpt
             assert any("subtask path (Eq. 4) was skipped" in n for n in hit["notes"])

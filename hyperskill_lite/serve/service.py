@@ -19,8 +19,9 @@ result committed as one journal record.
 
 Where we differ from the toolkit's run loop (our additions): an extraction that fails
 stores nothing and credits nothing (the client may call learn again; crediting first
-would count that retry twice), and a learn without a model stores the trajectory on the
-trajectory path alone (models.py).
+would count that retry twice); a learn without a model stores the trajectory on the
+trajectory path alone (models.py); a learn without a step count is counted as the
+middle of the step counts seen so far (`_typical_steps`).
 
 Not here: MCP itself (app.py), the files (shared.py), which model (models.py).
 """
@@ -161,9 +162,13 @@ class MemoryService:
         task = bounds.check_task(task)
         trajectory = bounds.check_trajectory(trajectory)
         success = bounds.check_outcome(outcome)
-        n_steps = 0 if steps is None else bounds.check_steps(steps)
+        n_steps = None if steps is None else bounds.check_steps(steps)
         used = bounds.check_ids(used_ids)
         models = CallModels(self.models, ctx)
+        if n_steps is None:
+            n_steps = self._typical_steps()
+            models.notes.append(f"steps not given: counted as {n_steps}, the middle of the "
+                                "step counts seen so far (T_i of the utility, Eq. 3)")
         result = models.progress.get("learned")
         if result is None:  # not stored in an earlier round of this call
             result = await self._learn(models, task, trajectory, success, n_steps, used, client)
@@ -173,6 +178,14 @@ class MemoryService:
             result["maintenance"] = await self._maintenance(models, "schedule")
         result["notes"] = models.notes
         return result
+
+    def _typical_steps(self) -> int:
+        """T_i for a learn whose client gave no step count (our addition): the middle of
+        [T_min, T_max] so far, 1 for the first; 0 would claim a perfectly efficient
+        episode and stretch the efficiency term (Eq. 3) of everything else."""
+        with self.shared.read() as memory:
+            t = memory.t_range
+        return 1 if t is None else int(round((t[0] + t[1]) / 2))
 
     async def _learn(self, models: CallModels, task: str, trajectory: str, success: bool,
                      steps: int, used: list[str], client: str) -> dict[str, Any]:
