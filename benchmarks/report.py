@@ -336,6 +336,10 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
     out += _file_targets(sizes)
     out += _workflow_targets(res.get("workflow"))
     out += live_targets(res.get("live"))
+    if res.get("serve"):
+        import bench_serve
+
+        out += bench_serve.targets(res["serve"])
     sw = res.get("skillworld")
     if sw:
         m, at = sw["memory_side"], sw["hyperedges_at_start"]
@@ -607,6 +611,10 @@ def markdown(res: dict[str, Any], notes: dict[str, str]) -> str:
             f"float64 array would be {st.get('dense_equivalent_mb', float('nan')):.0f} MiB).",
         ]
     lines += live_markdown(res.get("live"))
+    if res.get("serve"):
+        import bench_serve
+
+        lines += bench_serve.markdown(res["serve"], fmt_time)
     notes = dict(notes or {})
     notes.setdefault(
         "load_floor",

@@ -13,6 +13,7 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``runner/``     the episode loop: records, resume, checkpoints, summaries, health;
 - ``sweep/``      grids of runs from a TOML file, on a local pool, threads or Ray;
 - ``course/``     the notebooks' exercise checker, autograder and student copies;
+- ``serve/``      the memory as an MCP server for any agent, its skills as Agent Skills;
 - ``cli/``        ``python -m hyperskill_lite``, one module per command;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
   CLI name), ``protocol.py`` (the evaluation protocol: task order, frozen memory,
@@ -63,6 +64,7 @@ from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
 from hyperskill_lite.logs import run_log, setup_logging
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import memory_health, restore_checkpoint
+from hyperskill_lite.serve import SharedMemory, export_skills
 from hyperskill_lite.stats import bootstrap_ci, paired_differences
 from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
@@ -112,6 +114,8 @@ __all__ = [
     "bootstrap_ci",
     "memory_health",
     "restore_checkpoint",
+    "SharedMemory",
+    "export_skills",
     "Verdict",
     "grade_notebook",
     "write_student_copies",

@@ -166,7 +166,7 @@ def test_harness_smoke_run_writes_json_and_markdown(tmp_path):
     out = tmp_path / "results"
     res = run_all.main(
         ["--sizes", "40", "80", "--queries", "6", "--naive-max", "40", "--no-structured",
-         "--no-peak", "--no-workflow", "--skillworld-edges", "20", "--no-live", "--out",
+         "--no-peak", "--no-workflow", "--skillworld-edges", "20", "--no-live", "--no-serve", "--out",
          str(out)]
     )  # fmt: skip
     data = json.loads((out / "perf.json").read_text())

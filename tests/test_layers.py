@@ -32,7 +32,8 @@ ALLOWED: dict[str, set[str]] = {
     "compare": {"core", "types", "methods", "runner", "world", "protocol", "stats"},
     "launch": {"core", "types", "agent", "world", "bench", "methods", "runner", "protocol"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-            "runner", "compare", "sweep", "launch", "logs", "protocol"},
+            "runner", "compare", "sweep", "launch", "logs", "protocol", "serve"},
+    "serve": {"core", "types", "agent", "runner"},
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
               "protocol", "stats"},
     "logs": set(),
@@ -44,7 +45,7 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
-                 "stats", "logs"},
+                 "stats", "logs", "serve"},
 }
 """Area -> the other areas its modules may import (an area may always import itself)."""
 

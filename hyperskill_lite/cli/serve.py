@@ -1,0 +1,198 @@
+"""``python -m hyperskill_lite serve --memory DIR``: the memory as an MCP server, for any
+agent (Claude Desktop / Claude Code style hosts, Cursor, the SDK's own client, ...).
+
+Over stdio by default (the host starts the command); ``--http HOST:PORT`` serves
+streamable HTTP instead (``/mcp``), on loopback unless a bearer token is given. The
+memory's model calls go to a configured OpenAI-compatible model (the options of
+``run``), or to the client's own model through MCP sampling, or nowhere
+(``--no-llm``). docs/guide/mcp.md says how to connect and what is stored where.
+
+Not here: the server (serve/app.py), the tools (serve/service.py), the shared memory
+folder (serve/shared.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite import logs
+from hyperskill_lite.cli import model_options
+from hyperskill_lite.cli.options import at_least_0, at_least_1
+
+__all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]
+
+TOKEN_ENV = "HYPERSKILL_MCP_TOKEN"
+"""The environment variable holding the HTTP bearer token (instead of ``--token``)."""
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) -> (host, port); port 0 lets the OS choose.
+
+    >>> parse_bind("127.0.0.1:8765"), parse_bind("[::1]:0")
+    (('127.0.0.1', 8765), ('::1', 0))
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def add_parser(sub, parents) -> argparse.ArgumentParser:
+    from hyperskill_lite.launch import ENCODERS
+
+    s = sub.add_parser("serve", parents=parents, help="serve a skill memory to any agent "
+                       "over MCP (stdio or HTTP)", description=__doc__.split("\n\n")[1])
+    s.add_argument("--memory", type=Path, required=True, metavar="DIR",
+                   help="the memory folder (made when missing or empty); its journal of "
+                   "updates is DIR.journal beside it")
+    s.add_argument("--http", type=parse_bind, default=None, metavar="HOST:PORT",
+                   help="serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio")
+    s.add_argument("--token", default=None,
+                   help=f"bearer token HTTP clients must send (default: ${TOKEN_ENV}); "
+                   "required for a bind beyond loopback")
+    s.add_argument("--allow-host", action="append", default=None, metavar="HOST[:PORT]",
+                   help="a Host header to accept besides loopback names (DNS-rebinding "
+                   "protection; repeatable; 'name:*' for any port)")
+    s.add_argument("--allow-origin", action="append", default=None, metavar="ORIGIN",
+                   help="an Origin to accept besides loopback origins (repeatable)")
+    s.add_argument("--encoder", choices=ENCODERS, default=None,
+                   help="encoder of a new memory (default: minilm when installed); an "
+                   "existing memory keeps its own")
+    s.add_argument("--k", type=at_least_1, default=None,
+                   help="default retrieval budget k_u = k_e = k_s (default: the memory's)")
+    s.add_argument("--expected-tasks", type=at_least_1, default=100, metavar="N",
+                   help="N of the paper's schedule: maintenance every ceil(0.1 N) learned "
+                   "tasks")
+    s.add_argument("--maintain-every", type=at_least_0, default=None, metavar="K",
+                   help="maintenance every K learned tasks instead (0: only on a "
+                   "maintain call)")
+    s.add_argument("--checkpoint-every", type=at_least_0, default=100, metavar="K",
+                   help="save the memory folder after K journal records (0: only after "
+                   "maintenance and at shutdown)")
+    logs.add_arguments(s)
+    m = s.add_argument_group("the memory's model calls (decomposition, extraction, merging)")
+    m.add_argument("--llm", choices=["auto", "model", "sampling", "none"], default="auto",
+                   help="model: the configured one; sampling: the client's own; auto: the "
+                   "configured one if any, else the client's when it offers sampling")
+    m.add_argument("--no-llm", action="store_const", const="none", dest="llm",
+                   help="no model: store and retrieve on the trajectory path alone")
+    m.add_argument("--base-url", default=None, help="default: $OPENAI_BASE_URL")
+    m.add_argument("--model", default=None, help="default: $HYPERSKILL_MODEL")
+    m.add_argument("--benchmark", choices=["gaia", "webwalkerqa", "xbench"], default="gaia",
+                   help="which of the paper's decomposition prompts to use")
+    m.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
+                   default="auto", help="structured outputs of the configured model")
+    m.add_argument("--sampling-max-tokens", type=at_least_1, default=1024,
+                   help="max tokens asked of the client's model per sampling request")
+    model_options.add_arguments(m)
+    for action in m._group_actions:  # the GT judge has no part in a server
+        if action.dest.startswith("judge_"):
+            action.help = argparse.SUPPRESS
+    s.set_defaults(handler=command)
+    return s
+
+
+def _model_config(args: argparse.Namespace) -> Any:
+    from hyperskill_lite.serve.models import ModelConfig
+
+    model = args.model or os.environ.get("HYPERSKILL_MODEL")
+    llm = None
+    if args.llm in ("auto", "model") and model:
+        agent, _judge = model_options.make_llms(
+            model_options.settings_from_args(args), base_url=args.base_url, model=model,
+            benchmark=args.benchmark, structured=args.structured)
+        llm = agent
+    elif args.llm in ("sampling", "none") and args.model:
+        raise ValueError(f"--model has no use with --llm {args.llm}")
+    return ModelConfig(args.llm, llm, args.benchmark, args.sampling_max_tokens,
+                       args.temperature)
+
+
+def is_loopback(host: str) -> bool:
+    """Is `host` a loopback name or address? (Here, not in serve/app.py, so that a
+    refused bind is said before the SDK is imported.)
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def command(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    if args.http is not None and not is_loopback(args.http[0]) and not token:
+        raise ValueError(f"--http {args.http[0]}:{args.http[1]} is reachable beyond this "
+                         f"machine: give --token (or set {TOKEN_ENV}) so that only your "
+                         "clients get in, or bind 127.0.0.1")
+    try:
+        from hyperskill_lite.serve import app, service, shared
+    except ImportError as exc:
+        raise ValueError(f"the MCP server needs the serve extra ({exc.name} is missing): "
+                         "pip install 'hyperskill_lite[serve]'") from None
+    from hyperskill_lite.core.config import HyperSkillConfig
+    from hyperskill_lite.core.embed import encoder_by_name
+
+    if token is not None:
+        app.StaticToken(token)  # a short token is one error line, before anything opens
+    models = _model_config(args)
+    every = (args.maintain_every if args.maintain_every is not None
+             else HyperSkillConfig().maintain_every(args.expected_tasks))
+    encoder = encoder_by_name(args.encoder) if args.encoder else None
+    mem = shared.SharedMemory(args.memory, encoder, checkpoint_every=args.checkpoint_every)
+    svc = service.MemoryService(mem, models, maintain_every=every, k=args.k)
+    sizes = mem.memory.stats()
+    where = "stdio" if args.http is None else "HTTP"
+    print(f"hyperskill serve: {mem.path} ({sizes['hyperedges']} trajectories, "
+          f"{sizes['skill_nodes']} skills); memory model: {models.describe()}; "
+          f"maintenance every {every or 'maintain call'}; over {where}",
+          file=sys.stderr, flush=True)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        if args.http is None:
+            app.build_server(svc, log_level=args.log_level).run("stdio")
+        else:
+            _serve_http(app, svc, args, token)
+    except KeyboardInterrupt:
+        print("hyperskill serve: stopped", file=sys.stderr, flush=True)
+    finally:  # the checkpoint is not cut short by a second signal (SIGKILL still could:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the journal keeps every record)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        mem.close()
+    return 0
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve_http(app: Any, svc: Any, args: argparse.Namespace, token: str | None) -> None:
+    import anyio
+    import uvicorn
+
+    host, port = args.http
+    sock = app.bind_socket(host, port)
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    server = app.build_server(svc, token=token, issuer_url=f"http://{shown}:{port}",
+                              log_level=args.log_level)
+    asgi = app.http_app(server, host, allowed_hosts=args.allow_host or (),
+                        allowed_origins=args.allow_origin or ())
+    if not is_loopback(host) and not args.allow_host:
+        print(f"hyperskill serve: note: only requests whose Host header is a loopback name "
+              f"get in; add --allow-host NAME:{port} for the name your clients use",
+              file=sys.stderr, flush=True)
+    config = uvicorn.Config(asgi, log_level=args.log_level.lower(), lifespan="on")
+    print(f"hyperskill serve: listening on http://{shown}:{port}/mcp"
+          f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
