@@ -1,4 +1,4 @@
-"""Command line: ``python -m hyperskill_lite {run,check,demo,compare,sweep,report,methods} ...``.
+"""Command line: ``python -m hyperskill_lite {run,check,demo,compare,sweep,report,inspect,methods}``.
 
 `run` drives one memory system over a task list — SkillWorld offline, or a live
 OpenAI-compatible model (vLLM or a hosted API) on a benchmark file or a JSONL task
@@ -6,7 +6,8 @@ file — writing resumable episode records. `check` runs a live run's preflight 
 model server. `demo` runs the five core methods on one
 SkillWorld profile. `compare` runs every registered method over several seeds. `sweep`
 runs a grid of runs from a TOML file. `report` draws the figures and the summary of
-existing run folders. `methods` lists the memory methods.
+existing run folders. `inspect` writes the memory studio, one HTML page of run folders.
+`methods` lists the memory methods.
 
 One module per command in this folder; this one builds the parser and runs a command
 with one error style: a bad argument, or an error a command raises from what the user
@@ -27,6 +28,7 @@ import sys
 from hyperskill_lite.cli import check as check_cmd
 from hyperskill_lite.cli import compare as compare_cmd
 from hyperskill_lite.cli import demo as demo_cmd
+from hyperskill_lite.cli import inspect as inspect_cmd
 from hyperskill_lite.cli import report as report_cmd
 from hyperskill_lite.cli import run as run_cmd
 from hyperskill_lite.cli import sweep as sweep_cmd
@@ -56,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=Parser)
     parents = [global_options(top=False)]
-    for module in (run_cmd, check_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd):
+    for module in (run_cmd, check_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd,
+                   inspect_cmd):
         module.add_parser(sub, parents)
     m = sub.add_parser("methods", parents=parents, help="list the memory methods")
     m.set_defaults(handler=cmd_methods)
