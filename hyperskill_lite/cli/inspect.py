@@ -36,8 +36,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the layout and of the co-occurrence test's null samples "
                    "(default: 0)")
-    p.add_argument("--samples", type=int, default=2000,
-                   help="null samples of the co-occurrence test; 0 skips it (default: 2000)")
+    p.add_argument("--samples", type=int, default=1000,
+                   help="null samples of the co-occurrence test; 0 skips it (default: 1000)")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="false discovery rate of the co-occurrence test (default: 0.05)")
     p.add_argument("--title", default="", help="the page's title (default: the run names)")

@@ -68,7 +68,7 @@ __all__ = [
 
 
 def build_studio(runs: Sequence[Path | str], out: Path | str, seed: int = 0,
-                 samples: int = 2000, alpha: float = 0.05, title: str = "") -> Path:
+                 samples: int = 1000, alpha: float = 0.05, title: str = "") -> Path:
     """Write the studio page of the given run folders (a demo, compare or sweep folder
     stands for every run inside it) to the HTML file `out`; returns its path."""
     folders = expand_runs(runs)

@@ -37,7 +37,7 @@ log = logging.getLogger("hyperskill_lite.studio")
 PROVENANCE_ALL = 2000
 """Up to this many skill nodes, every one gets its provenance; beyond, the drawn ones and
 those the page's tables name."""
-MAX_TESTED_INCIDENCES = 50_000
+MAX_TESTED_INCIDENCES = 10_000
 """The co-occurrence test runs on memories with at most this many skill memberships
 (its null samples cost a sort of all of them each); larger ones are skipped, and the
 page says how to run it in Python."""
@@ -52,7 +52,7 @@ class StudioOptions:
     discovery rate)."""
 
     seed: int = 0
-    samples: int = 2000
+    samples: int = 1000
     alpha: float = 0.05
 
 

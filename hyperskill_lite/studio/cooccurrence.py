@@ -119,14 +119,16 @@ def benjamini_hochberg(p: np.ndarray, m: int | None = None) -> np.ndarray:
 
 
 def curveball_round(skill: np.ndarray, edge: np.ndarray, n_edges: int,
-                    rng: np.random.Generator, block: int | None = None) -> np.ndarray:
+                    rng: np.random.Generator, block: int | None = None,
+                    n_local: int | None = None) -> np.ndarray:
     """One global curveball round over a bipartite incidence: the new edge of each
     incidence. skill, edge: (M,) int64, no pair twice. Trajectories are paired at random;
     in each pair the shared skills stay and the others are shuffled and dealt back, as
     many to each side as it had. Skill degrees and trajectory sizes are kept exactly,
     and no skill lands twice in one trajectory. With `block` (even), the trajectories
     are independent chains of `block` each (ids chain-major) and are paired within
-    their chain only: many null samples advance in one vectorised round.
+    their chain only: many null samples advance in one vectorised round; `n_local` is
+    then each chain's number of skills (skill ids chain-major too).
 
     >>> rng = np.random.default_rng(0)
     >>> s, e = np.array([0, 1, 1, 2]), np.array([0, 0, 1, 1])
@@ -144,23 +146,35 @@ def curveball_round(skill: np.ndarray, edge: np.ndarray, n_edges: int,
     pair_of[perm[: 2 * n_pairs]] = np.repeat(np.arange(n_pairs), 2)
     side[perm[1 : 2 * n_pairs : 2]] = 1
     p = pair_of[edge]
-    inpair = np.flatnonzero(p >= 0)
-    n_skills = int(skill.max()) + 1 if skill.size else 0
-    key = p[inpair] * max(n_skills, 1) + skill[inpair]
-    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    loose = inpair[cnt[inv] == 1]  # incidences whose skill the partner lacks
+    partner = np.full(n_edges, -1, dtype=np.int64)
+    first, second = perm[0 : 2 * n_pairs : 2], perm[1 : 2 * n_pairs : 2]
+    partner[first], partner[second] = second, first
+    local = skill if n_local is None else skill % n_local  # a chain's own skill ids
+    width = int(local.max()) + 1 if skill.size else 1
+    if n_edges * width <= _DENSE_BYTES:  # is the skill in the partner too? a table lookup
+        present = np.zeros((n_edges, width), dtype=bool)
+        present[edge, local] = True
+        pe = partner[edge]
+        shared = (pe >= 0) & present[np.maximum(pe, 0), local]
+        loose = np.flatnonzero((p >= 0) & ~shared)  # incidences whose skill the partner lacks
+    else:  # too wide a table: the same by sorting
+        inpair = np.flatnonzero(p >= 0)
+        key = p[inpair] * width + local[inpair]
+        _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+        loose = inpair[cnt[inv] == 1]
     lp = p[loose]
-    order = np.lexsort((rng.random(loose.size), lp))  # shuffled within each pair
+    order = np.argsort(lp + rng.random(loose.size), kind="stable")  # shuffled within a pair
     loose, lp = loose[order], lp[order]
     starts = np.searchsorted(lp, lp, side="left")
     rank = np.arange(loose.size) - starts  # position within its pair
     n0 = np.bincount(lp[side[edge[loose]] == 0], minlength=n_pairs)  # side 0's loose count
-    first, second = perm[0 : 2 * n_pairs : 2], perm[1 : 2 * n_pairs : 2]
     new = edge.copy()
     new[loose] = np.where(rank < n0[lp], first[lp], second[lp])
     return new
 
 
+_DENSE_BYTES = 64_000_000
+"""Largest trajectory-by-skill table `curveball_round` builds to find shared skills."""
 _POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
 """Set bits of each byte value (numpy < 2 has no bitwise_count)."""
 _CHUNK_BYTES = 32_000_000
@@ -241,10 +255,10 @@ def permutation_test(B: Any, n_samples: int = 2000, alpha: float = 0.05, seed: i
         sk = (skill[None, :] + n_skills * offs[:, None]).ravel()
         cur = (edge[None, :] + block * offs[:, None]).ravel()
         for _ in range(burn_in):
-            cur = curveball_round(sk, cur, k * block, rng, block=block)
+            cur = curveball_round(sk, cur, k * block, rng, block=block, n_local=n_skills)
         for _ in range(rounds):
             for _ in range(thin):
-                cur = curveball_round(sk, cur, k * block, rng, block=block)
+                cur = curveball_round(sk, cur, k * block, rng, block=block, n_local=n_skills)
             null = _chain_counts(sk, cur, n_skills, block, k, i, j)  # (k, m)
             exceed += (null >= observed).sum(axis=0)
             selected += (null >= min_count).sum(axis=0)

@@ -30,11 +30,22 @@ MAX_TASKS = 600
 
 
 def explanation(record: dict[str, Any]) -> str | None:
-    """`Retrieval.explain()` of a record's kept retrieval, None when it kept none."""
+    """`Retrieval.explain()` of a record's kept retrieval, None when it kept none, and
+    one line saying so when the kept retrieval is damaged (a records file is the
+    user's, and may have been edited: one bad record costs its explanation only)."""
     doc = record.get("explain")
     if not isinstance(doc, dict):
         return None
-    return Retrieval.from_record(doc).explain()
+    try:
+        return Retrieval.from_record(doc).explain()
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return (f"(episode {record.get('index')}: its recorded retrieval cannot be "
+                f"explained: {type(exc).__name__} {exc})")
+
+
+def _ids(v: Any) -> list[str]:
+    """A list of ids from a record's field (anything else: [])."""
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
 
 def _sample(n: int, k: int) -> list[int]:
@@ -55,11 +66,12 @@ def task_views(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "index": int(r.get("index", i)), "task_id": r.get("task_id"),
             "success": bool(r.get("success")),
             "explain": explanation(r),
-            "context": doc.get("context"),
-            "S_q": doc.get("skill_ids", []), "kappa": doc.get("kappa", {}),
-            "R_u": doc.get("subtask_ids", []), "E_sub": doc.get("subtask_edge_ids", []),
-            "E_traj": doc.get("trajectory_edge_ids", []), "E_star": doc.get("edge_ids", []),
-            "retrieved": list(r.get("retrieved", []) or []),
+            "context": doc.get("context") if isinstance(doc.get("context"), str) else None,
+            "S_q": _ids(doc.get("skill_ids")),
+            "kappa": doc.get("kappa") if isinstance(doc.get("kappa"), dict) else {},
+            "R_u": _ids(doc.get("subtask_ids")), "E_sub": _ids(doc.get("subtask_edge_ids")),
+            "E_traj": _ids(doc.get("trajectory_edge_ids")), "E_star": _ids(doc.get("edge_ids")),
+            "retrieved": _ids(r.get("retrieved")),
         })
     note = ""
     if len(picked) < len(records):
