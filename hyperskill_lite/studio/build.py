@@ -12,7 +12,6 @@ Not here: the page (render.py), the command (cli/inspect.py).
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from hyperskill_lite.studio.graph import graph_data
 from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import hygiene
 from hyperskill_lite.studio.provenance import cycles, edge_info, provenance
+from hyperskill_lite.studio.render import json_safe
 from hyperskill_lite.studio.runs import RunFolder, run_names
 
 __all__ = ["StudioOptions", "run_view", "studio_data", "PROVENANCE_ALL", "MAX_TESTED_INCIDENCES"]
@@ -54,19 +54,6 @@ class StudioOptions:
     seed: int = 0
     samples: int = 1000
     alpha: float = 0.05
-
-
-def _clean(v: Any) -> Any:
-    """JSON-safe: NaN and infinities as None, numpy scalars as Python numbers."""
-    if isinstance(v, dict):
-        return {str(k): _clean(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_clean(x) for x in v]
-    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 def _settings(info: dict[str, Any]) -> list[list[Any]]:
@@ -156,8 +143,10 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
                      f"Provenance is kept for {len(prov)} of {n_skills} skill nodes: the "
                      "drawn ones and those the tables name.")}
         view["charts"]["utility"] = charts.utility_chart(hyg["histogram"])
+    for key in ("summary", "health", "settings", "cycles"):  # where NaN or numpy can hide
+        view[key] = json_safe(view[key])
     log.info("studio: %s in %.2f s", name, time.perf_counter() - t0)
-    return _clean(view)
+    return view
 
 
 def studio_data(runs: Sequence[RunFolder], opts: StudioOptions | None = None,
@@ -167,9 +156,10 @@ def studio_data(runs: Sequence[RunFolder], opts: StudioOptions | None = None,
     opts = opts or StudioOptions()
     names = run_names([r.info for r in runs])
     views = [run_view(r, n, opts) for r, n in zip(runs, names)]
-    overlay = charts.sr_chart({n: r.records for n, r in zip(names, runs)},
-                              {n: str(r.info.get("method", "")) for n, r in zip(names, runs)})
+    overlay = "" if len(runs) < 2 else charts.sr_chart(
+        {n: r.records for n, r in zip(names, runs)},
+        {n: str(r.info.get("method", "")) for n, r in zip(names, runs)})
     return {"title": title or "Memory studio: " + ", ".join(names),
-            "runs": views, "overlay": overlay if len(runs) > 1 else "",
+            "runs": views, "overlay": overlay,
             "skillworld": any(r.info.get("world") == "skillworld" for r in runs),
             "options": {"seed": opts.seed, "samples": opts.samples, "alpha": opts.alpha}}

@@ -20,12 +20,16 @@ from __future__ import annotations
 import html
 import importlib.util
 import json
+import math
 import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render", "write_studio", "vis_network_js", "is_studio_page", "VIS_NETWORK", "GENERATOR",
+import numpy as np
+
+__all__ = ["render", "write_studio", "vis_network_js", "is_studio_page", "json_safe", "VIS_NETWORK",
+           "GENERATOR",
            "StudioDependencyError"]
 
 VIS_NETWORK = "templates/lib/vis-9.1.2/vis-network.min.js"
@@ -69,8 +73,29 @@ def _asset(name: str) -> str:
         encoding="utf-8")
 
 
+def json_safe(v: Any) -> Any:
+    """`v` with NaN and infinities as None and numpy scalars as Python numbers.
+
+    >>> json_safe({"a": float("nan"), "b": [np.float64(1.5), np.int64(2)]})
+    {'a': None, 'b': [1.5, 2]}
+    """
+    if isinstance(v, dict):
+        return {str(k): json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [json_safe(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
 def _json_for_script(data: Any) -> str:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):  # a NaN or a numpy number left somewhere: clean it all
+        text = json.dumps(json_safe(data), ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
