@@ -336,6 +336,7 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
     out += _file_targets(sizes)
     out += _workflow_targets(res.get("workflow"))
     out += live_targets(res.get("live"))
+    out += _studio("studio_targets", res.get("studio"))
     sw = res.get("skillworld")
     if sw:
         m, at = sw["memory_side"], sw["hyperedges_at_start"]
@@ -440,6 +441,15 @@ def _workflow_targets(wf: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 LIVE_TARGET_N, LIVE_TARGET_EFFICIENCY = 32, 0.9
+
+
+def _studio(fn: str, studio: dict[str, Any] | None) -> list[Any]:
+    """bench_studio.py's rows (imported when there is a studio result to render)."""
+    if not studio:
+        return []
+    import bench_studio
+
+    return getattr(bench_studio, fn)(studio)
 
 
 def live_targets(live: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -607,6 +617,7 @@ def markdown(res: dict[str, Any], notes: dict[str, str]) -> str:
             f"float64 array would be {st.get('dense_equivalent_mb', float('nan')):.0f} MiB).",
         ]
     lines += live_markdown(res.get("live"))
+    lines += _studio("studio_markdown", res.get("studio"))
     notes = dict(notes or {})
     notes.setdefault(
         "load_floor",

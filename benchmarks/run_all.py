@@ -13,8 +13,10 @@ and runs bench_maintenance.py (10k skills, 100k hyperedges, structured), fits sc
 exponents, runs bench_workflow.py (a SkillWorld run with a cold and a warm embedding
 cache, the full `compare` warm, and with --notebooks every notebook under nbval), runs
 bench_live.py (N live streams against one server with a fixed per-call latency, at
-N = 8, 32, 64; llama.cpp's tokens/s with several slots when its server is found), checks
-the issues' targets and writes results/perf.json and results/perf.md.
+N = 8, 32, 64; llama.cpp's tokens/s with several slots when its server is found), runs
+bench_studio.py (the memory studio on run folders of the same sizes: write time, page
+size, opening in Chromium), checks the issues' targets and writes results/perf.json and
+results/perf.md.
 
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set: on a
 shared 2-core machine a second BLAS thread waits on busy cores and turns microsecond
@@ -23,7 +25,7 @@ matvecs into millisecond stalls, which would make every ratio noise.
 Usage: python benchmarks/run_all.py [--sizes 1000 10000 100000] [--queries 200]
        [--naive-max 10000] [--out benchmarks/results] [--no-skillworld] [--no-structured]
        [--no-peak] [--no-workflow] [--notebooks] [--workflow-from FILE] [--report-only]
-       [--no-live] [--live-streams 8 32 64] [--live-latency 0.5] [--no-llama]
+       [--no-live] [--live-streams 8 32 64] [--live-latency 0.5] [--no-llama] [--no-studio]
 Not here: assertions on timings (tests stay untimed; tests/test_bench_harness.py runs
 this at a tiny N only to check it works and writes well-formed files).
 """
@@ -260,6 +262,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="seconds the stand-in server takes per call")
     ap.add_argument("--no-llama", action="store_true",
                     help="skip the llama.cpp tokens/s measurement")
+    ap.add_argument("--no-studio", action="store_true",
+                    help="skip bench_studio.py (the memory studio at the --sizes)")
     ap.add_argument("--report-only", action="store_true", help="re-render OUT/perf.json")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "WHAT", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -309,6 +313,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         res["live"] = bench_live.measure_all(args.live_streams, args.live_latency, slots=4,
                                              llama=not args.no_llama)
+    if not args.no_studio:
+        import bench_studio
+
+        res["studio"] = bench_studio.measure_all(sorted(args.sizes), log=log)
     res["meta"]["harness_seconds"] = time.perf_counter() - t0
     return finish(res, args.out)
 
