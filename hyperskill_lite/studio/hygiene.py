@@ -39,10 +39,12 @@ BLOCK = 2048
 
 
 def similar_pairs(Z: np.ndarray, lo: float, hi: float = np.inf, group: np.ndarray | None = None,
-                  opposite: bool = False, limit: int = MAX_ROWS) -> tuple[np.ndarray, int]:
+                  opposite: bool = False, limit: int | None = MAX_ROWS
+                  ) -> tuple[np.ndarray, int]:
     """Pairs (i < j) of unit rows of `Z` (n, d) with lo <= cosine < hi: ((k, 3) array of
-    [i, j, cosine] with the `limit` largest cosines first, total count). With `group`
-    (n,) labels, only pairs of equal labels, or of different labels when `opposite`.
+    [i, j, cosine] with the `limit` largest cosines first (None: all of them), total
+    count). With `group` (n,) labels, only pairs of equal labels, or of different labels
+    when `opposite`.
 
     >>> Z = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]])
     >>> pairs, n = similar_pairs(Z, 0.9)
@@ -65,14 +67,42 @@ def similar_pairs(Z: np.ndarray, lo: float, hi: float = np.inf, group: np.ndarra
             i, j, r, c = i[sel], j[sel], r[sel], c[sel]
         total += i.size
         parts.append(np.stack([i, j, sims[r, c]], axis=1).astype(np.float64))
-        if sum(p.shape[0] for p in parts) > 4 * limit:  # keep memory bounded
+        if limit is not None and sum(p.shape[0] for p in parts) > 4 * limit:  # bounded
             cat = np.concatenate(parts)
             parts = [cat[np.argsort(-cat[:, 2], kind="stable")[:limit]]]
     if not parts:
         return np.zeros((0, 3)), 0
     cat = np.concatenate(parts)
-    order = np.lexsort((cat[:, 1], cat[:, 0], -cat[:, 2]))[:limit]
+    order = np.lexsort((cat[:, 1], cat[:, 0], -cat[:, 2]))[:limit]  # [:None]: all
     return cat[order], total
+
+
+def _top(parts: list[np.ndarray], limit: int) -> np.ndarray:
+    cat = np.concatenate(parts) if parts else np.zeros((0, 3))
+    return cat[np.lexsort((cat[:, 1], cat[:, 0], -cat[:, 2]))[:limit]]
+
+
+def _two_lists(Z: np.ndarray, pol: np.ndarray, near_lo: float, near_hi: float,
+               contra_lo: float) -> tuple[tuple[np.ndarray, int], tuple[np.ndarray, int]]:
+    """Near-duplicates (near_lo <= cos < near_hi) and contradictions (cos >= contra_lo,
+    opposite polarity) in one blockwise pass (`similar_pairs`'s output for each, cut
+    to `MAX_ROWS`, with the exact counts)."""
+    Z = np.asarray(Z, dtype=np.float32)
+    lists: list[list[np.ndarray]] = [[], []]
+    counts = [0, 0]
+    for start in range(0, Z.shape[0], BLOCK):
+        sims = Z[start:start + BLOCK] @ Z[start:].T
+        r, c = np.nonzero(sims >= min(near_lo, contra_lo))
+        keep = c > r
+        r, c = r[keep], c[keep]
+        i, j, v = r + start, c + start, sims[r, c].astype(np.float64)
+        for k, sel in enumerate(((v >= near_lo) & (v < near_hi),
+                                 (v >= contra_lo) & (pol[i] != pol[j]))):
+            counts[k] += int(sel.sum())
+            lists[k].append(np.stack([i[sel], j[sel], v[sel]], axis=1).astype(np.float64))
+            if sum(x.shape[0] for x in lists[k]) > 4 * MAX_ROWS:  # keep memory bounded
+                lists[k] = [_top(lists[k], MAX_ROWS)]
+    return (_top(lists[0], MAX_ROWS), counts[0]), (_top(lists[1], MAX_ROWS), counts[1])
 
 
 def _histogram(values: np.ndarray, bins: int = 20) -> list[int]:
@@ -92,8 +122,7 @@ def hygiene(memory: HypergraphMemory, born: dict[str, int] | None = None,
     pol = S.polarity[rows].astype(np.int8)
     Z = np.asarray(S.emb[rows], dtype=np.float32)
     dd = memory.config.delta_dedup
-    near, n_near = similar_pairs(Z, dd - window, dd)
-    contra, n_contra = similar_pairs(Z, contradiction, group=pol, opposite=True)
+    (near, n_near), (contra, n_contra) = _two_lists(Z, pol, dd - window, dd, contradiction)
     gamma = memory._gamma(S, rows)
     nu = S.nu[rows]
     node, _ = memory._inc["skill"].pairs()

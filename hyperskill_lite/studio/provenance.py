@@ -54,7 +54,10 @@ def _skill_events(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]
     ev: dict[str, dict[str, Any]] = {}
 
     def get(sid: str) -> dict[str, Any]:
-        return ev.setdefault(sid, {"reinforced": [], "retrieved": []})
+        e = ev.get(sid)
+        if e is None:
+            e = ev[sid] = {"reinforced": [], "retrieved": []}
+        return e
 
     for r in records:
         i = int(r.get("index", 0))
@@ -70,9 +73,11 @@ def _skill_events(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]
             elif "born" not in e:
                 e["born"] = {"episode": i, "how": "extracted", "edge": upd.get("edge")}
                 e["text"] = [sk.get("name", ""), sk.get("content", ""), sk.get("polarity")]
-        for sid in r.get("retrieved", []) or []:
-            if isinstance(sid, str) and sid[:1] == "s":
-                get(sid)["retrieved"].append([i, r.get("task_id"), bool(r.get("success"))])
+        seen = [sid for sid in r.get("retrieved", None) or () if type(sid) is str and sid[:1] == "s"]
+        if seen:
+            row = [i, r.get("task_id"), bool(r.get("success"))]
+            for sid in seen:
+                get(sid)["retrieved"].append(row)
         m = r.get("maintenance") or {}
         for mg in m.get("merges", []) or []:
             new = mg.get("new_id")
