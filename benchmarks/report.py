@@ -340,6 +340,7 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
         import bench_serve
 
         out += bench_serve.targets(res["serve"])
+    out += _studio("studio_targets", res.get("studio"))
     sw = res.get("skillworld")
     if sw:
         m, at = sw["memory_side"], sw["hyperedges_at_start"]
@@ -444,6 +445,15 @@ def _workflow_targets(wf: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 LIVE_TARGET_N, LIVE_TARGET_EFFICIENCY = 32, 0.9
+
+
+def _studio(fn: str, studio: dict[str, Any] | None) -> list[Any]:
+    """bench_studio.py's rows (imported when there is a studio result to render)."""
+    if not studio:
+        return []
+    import bench_studio
+
+    return getattr(bench_studio, fn)(studio)
 
 
 def live_targets(live: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -615,6 +625,7 @@ def markdown(res: dict[str, Any], notes: dict[str, str]) -> str:
         import bench_serve
 
         lines += bench_serve.markdown(res["serve"], fmt_time)
+    lines += _studio("studio_markdown", res.get("studio"))
     notes = dict(notes or {})
     notes.setdefault(
         "load_floor",

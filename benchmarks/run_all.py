@@ -15,7 +15,9 @@ cache, the full `compare` warm, and with --notebooks every notebook under nbval)
 bench_live.py (N live streams against one server with a fixed per-call latency, at
 N = 8, 32, 64; llama.cpp's tokens/s with several slots when its server is found), runs
 bench_serve.py (the MCP server: recall p50 / p99 over stdio at 1k and 10k, learn throughput
-with 8 concurrent clients), checks the issues' targets and writes results/perf.json and
+with 8 concurrent clients), bench_studio.py (the memory studio on run folders of the same
+sizes: write time, page size, opening in Chromium), checks the issues' targets and writes
+results/perf.json and
 results/perf.md.
 
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS are set: on a
@@ -26,6 +28,7 @@ Usage: python benchmarks/run_all.py [--sizes 1000 10000 100000] [--queries 200]
        [--naive-max 10000] [--out benchmarks/results] [--no-skillworld] [--no-structured]
        [--no-peak] [--no-workflow] [--notebooks] [--workflow-from FILE] [--report-only]
        [--no-live] [--live-streams 8 32 64] [--live-latency 0.5] [--no-llama] [--no-serve]
+       [--no-studio]
 Not here: assertions on timings (tests stay untimed; tests/test_bench_harness.py runs
 this at a tiny N only to check it works and writes well-formed files).
 """
@@ -265,6 +268,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--no-serve", action="store_true",
                     help="skip bench_serve.py (the MCP server's recall latency and learn "
                     "throughput)")
+    ap.add_argument("--no-studio", action="store_true",
+                    help="skip bench_studio.py (the memory studio at the --sizes)")
     ap.add_argument("--report-only", action="store_true", help="re-render OUT/perf.json")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "WHAT", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -318,6 +323,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         import bench_serve
 
         res["serve"] = bench_serve.measure_all([1_000, 10_000])
+    if not args.no_studio:
+        import bench_studio
+
+        res["studio"] = bench_studio.measure_all(sorted(args.sizes), log=log)
     res["meta"]["harness_seconds"] = time.perf_counter() - t0
     return finish(res, args.out)
 

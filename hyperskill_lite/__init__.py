@@ -14,6 +14,8 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``sweep/``      grids of runs from a TOML file, on a local pool, threads or Ray;
 - ``course/``     the notebooks' exercise checker, autograder and student copies;
 - ``serve/``      the memory as an MCP server for any agent, its skills as Agent Skills;
+- ``studio/``     the memory studio: one self-contained HTML page of run folders
+                  (``inspect``), co-occurrence beyond chance;
 - ``cli/``        ``python -m hyperskill_lite``, one module per command;
 - at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
   CLI name), ``protocol.py`` (the evaluation protocol: task order, frozen memory,
@@ -42,9 +44,13 @@ from hyperskill_lite.core.embed import (
 from hyperskill_lite.core.io import (
     MemoryFormatError,
     MemoryLockedError,
+    from_hif,
     load_memory,
     memory_lock,
+    read_hif,
     save_memory,
+    to_hif,
+    write_hif,
 )
 from hyperskill_lite.core.maintenance import (
     TemplateMerger,
@@ -66,6 +72,7 @@ from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import memory_health, restore_checkpoint
 from hyperskill_lite.serve import SharedMemory, export_skills
 from hyperskill_lite.stats import bootstrap_ci, paired_differences
+from hyperskill_lite.studio import build_studio, cooccurrence_significance, permutation_test
 from hyperskill_lite.sweep import load_sweep, run_sweep
 from hyperskill_lite.types import (
     ContextItem,
@@ -145,6 +152,13 @@ __all__ = [
     "memory_lock",
     "save_memory",
     "load_memory",
+    "to_hif",
+    "from_hif",
+    "write_hif",
+    "read_hif",
+    "build_studio",
+    "cooccurrence_significance",
+    "permutation_test",
     "nodes_frame",
     "edges_frame",
     "to_hypernetx",

@@ -137,7 +137,11 @@ class HyperSkillMemory:
         """Decompose (P_0) and retrieve (Eqs. 4-9). A decomposition whose model call
         fails leaves P_0 empty: the trajectory path still runs on d_q (in the
         no-trajectory ablation nothing is left), and the context's meta says so: its
-        "errors" (the runner records them) and "record" ({"fallback": ...})."""
+        "errors" (the runner records them) and "record" ({"fallback": ...}); its
+        "explain" is the whole retrieval (`Retrieval.to_record`: R_u, E_sub, E_traj,
+        kappa, S_q, their scores and the context text), which the runner keeps in the
+        episode's record so the memory studio can show later why the task saw what it
+        saw (our addition)."""
         plan: list[str] = []
         record: dict[str, Any] = {}
         errors: list[str] = []
@@ -162,7 +166,8 @@ class HyperSkillMemory:
             retrieved=list(retrieval.retrieved_ids),
             plan=plan,
             llm_calls=1 if self._plans() else 0,
-            meta={k: v for k, v in (("record", record), ("errors", errors)) if v},
+            meta={k: v for k, v in (("record", record), ("errors", errors),
+                                    ("explain", retrieval.to_record())) if v},
         )
 
     def end(self, task: Task, episode: Episode) -> dict[str, Any]:

@@ -99,8 +99,9 @@ def test_the_notebook_run_times_are_the_notebooks_own():
 
     text = README.read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(\d\d)_\w+` \| (\d+ s) \|", text, re.M))
-    assert len(rows) == 10
-    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert len(rows) == len(notebooks) >= 10
+    for nb in notebooks:
         head = "".join(json.loads(nb.read_text())["cells"][0]["source"])
         own = re.search(r"\*\*Run time:\*\* about (\d+ s)", head).group(1)
         assert rows[nb.name[:2]] == own, f"{nb.name}: README says {rows[nb.name[:2]]}, header {own}"

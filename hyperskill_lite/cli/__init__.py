@@ -1,5 +1,5 @@
-"""Command line: ``python -m hyperskill_lite {run,check,demo,compare,sweep,report,serve,
-export-skills,methods} ...``.
+"""Command line: ``python -m hyperskill_lite {run,check,demo,compare,sweep,report,inspect,
+serve,export-skills,methods} ...``.
 
 `run` drives one memory system over a task list — SkillWorld offline, or a live
 OpenAI-compatible model (vLLM or a hosted API) on a benchmark file or a JSONL task
@@ -7,8 +7,9 @@ file — writing resumable episode records. `check` runs a live run's preflight 
 model server. `demo` runs the five core methods on one
 SkillWorld profile. `compare` runs every registered method over several seeds. `sweep`
 runs a grid of runs from a TOML file. `report` draws the figures and the summary of
-existing run folders. `serve` serves a memory to any agent over MCP; `export-skills` writes
-its skills as Agent Skills folders. `methods` lists the memory methods.
+existing run folders. `inspect` writes the memory studio, one HTML page of run folders.
+`serve` serves a memory to any agent over MCP; `export-skills` writes its skills as Agent
+Skills folders. `methods` lists the memory methods.
 
 One module per command in this folder; this one builds the parser and runs a command
 with one error style: a bad argument, or an error a command raises from what the user
@@ -30,6 +31,7 @@ from hyperskill_lite.cli import check as check_cmd
 from hyperskill_lite.cli import compare as compare_cmd
 from hyperskill_lite.cli import demo as demo_cmd
 from hyperskill_lite.cli import export_skills as export_skills_cmd
+from hyperskill_lite.cli import inspect as inspect_cmd
 from hyperskill_lite.cli import report as report_cmd
 from hyperskill_lite.cli import run as run_cmd
 from hyperskill_lite.cli import serve as serve_cmd
@@ -60,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=Parser)
     parents = [global_options(top=False)]
-    for module in (run_cmd, check_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd, serve_cmd,
-                   export_skills_cmd):
+    for module in (run_cmd, check_cmd, demo_cmd, compare_cmd, sweep_cmd, report_cmd,
+                   inspect_cmd, serve_cmd, export_skills_cmd):
         module.add_parser(sub, parents)
     m = sub.add_parser("methods", parents=parents, help="list the memory methods")
     m.set_defaults(handler=cmd_methods)

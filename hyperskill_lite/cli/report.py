@@ -1,26 +1,27 @@
 """``python -m hyperskill_lite report RUN_DIR [RUN_DIR ...]``: figures and the summary of
 existing run folders, without running anything.
 
-It reads each folder's ``episodes.jsonl`` and ``run.json`` and writes, into ``--out``
+It reads each run's ``episodes.jsonl`` and ``run.json`` and writes, into ``--out``
 (default: ``RUN_DIR/figures`` for one run; ``report/`` beside the runs for several),
 ``cumulative_sr.png`` (one line per run), ``memory_growth.png`` (one panel per run),
 ``maintenance.png`` (pruned and merged over time) and ``summary.txt`` (the Table-1-style
-summary, printed too). Runs are named by their method, with the profile or benchmark
-and seed added where the names would otherwise repeat.
+summary and one line of memory health per run: inserted, deduplicated, merged, pruned,
+how often retrieval was non-empty; printed too). A demo, compare or sweep folder stands
+for every run inside it (``report runs/demo``; ``runs/demo/*`` works too, its files and
+figures skipped). Runs are named by their method, with the profile or benchmark and seed
+added where the names would otherwise repeat.
 
-Not here: the figures (plots/), reading records (runner.py).
+Not here: the figures (plots/), reading records (runner/, studio/runs.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from collections import Counter
 from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
 
-__all__ = ["add_parser", "command", "run_names"]
+__all__ = ["add_parser", "command"]
 
 REPORT_FILE = "report.json"
 REPORT_FORMAT = "hyperskill_lite.report/1"
@@ -31,7 +32,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                        help="figures and the summary table of existing run folders",
                        description=__doc__.split("\n\n")[1])
     r.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
-                   help="run folders written by `run`, `demo`, `compare --out` or `sweep`")
+                   help="run folders written by `run`, or a `demo`, `compare --out` or "
+                   "`sweep` folder (every run inside it)")
     r.add_argument("--out", type=Path, default=None,
                    help="where the figures go (default: RUN_DIR/figures for one run, "
                    "report/ beside the runs for several)")
@@ -40,73 +42,31 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     return r
 
 
-def run_names(infos: list[dict]) -> list[str]:
-    """A distinct label per run: the method, then the task set and the seed when needed.
-
-    >>> run_names([{"method": "a", "profile": "gaia", "seed": 0},
-    ...            {"method": "a", "profile": "gaia", "seed": 1}, {"method": "b"}])
-    ['a gaia seed 0', 'a gaia seed 1', 'b']
-    """
-    def label(info: dict, parts: int) -> str:
-        where = info.get("profile") or info.get("benchmark") or ""
-        bits = [str(info.get("method", "run")), str(where), f"seed {info.get('seed', 0)}"]
-        return " ".join(b for b in bits[:parts] if b)
-
-    names = []
-    for info in infos:
-        for parts in (1, 2, 3):
-            mine = label(info, parts)
-            if sum(label(o, parts) == mine for o in infos) == 1 or parts == 3:
-                break
-        names.append(mine)
-    counts = Counter(names)
-    seen: Counter[str] = Counter()
-    numbered = []
-    for n in names:  # identical settings in two folders: number them
-        seen[n] += 1
-        numbered.append(f"{n} ({seen[n]})" if counts[n] > 1 else n)
-    return numbered
-
-
-def _read(run: Path) -> tuple[dict, list[dict]]:
-    from hyperskill_lite.runner import RunError, read_records
-
-    info_file = run / "run.json"
-    if not run.is_dir():
-        raise FileNotFoundError(f"{run}: no such run folder")
-    if not info_file.is_file():
-        raise RunError(f"{run}: not a run folder (no run.json); give folders written by `run`")
-    try:
-        info = json.loads(info_file.read_text())
-    except json.JSONDecodeError as exc:
-        raise RunError(f"{info_file}: not valid JSON ({exc.msg})") from None
-    records = read_records(run)
-    if not records:
-        raise RunError(f"{run}: no finished episode yet")
-    return info, records
-
-
 def command(args: argparse.Namespace) -> int:
     from hyperskill_lite.plots.viz import report_figures
     from hyperskill_lite.protocol import EvalProtocol
-    from hyperskill_lite.runner import summarize, summary_table
+    from hyperskill_lite.runner import memory_health, summarize, summary_table
+    from hyperskill_lite.studio.runs import expand_runs, read_run, run_names
 
-    read = [_read(r) for r in args.runs]
-    names = run_names([info for info, _ in read])
-    runs = {name: records for name, (_, records) in zip(names, read)}
-    infos = {name: info for name, (info, _) in zip(names, read)}
+    folders = expand_runs(args.runs)
+    read = [read_run(r) for r in folders]
+    names = run_names([r.info for r in read])
+    runs = {name: r.records for name, r in zip(names, read)}
+    infos = {name: r.info for name, r in zip(names, read)}
     if args.out is not None:
         out = args.out
-    elif len(args.runs) == 1:
-        out = args.runs[0] / "figures"
+    elif len(folders) == 1:
+        out = folders[0] / "figures"
     else:
-        out = Path(*_common(args.runs)) / "report"
+        out = Path(*_common(folders)) / "report"
     claim_folder(out, REPORT_FILE, "report folder", REPORT_FORMAT,
-                 {"runs": [str(r) for r in args.runs]})
+                 {"runs": [str(r) for r in folders]})
     baseline = next((n for n in names if infos[n].get("method") == "no-memory"), None)
     protocols = {n: EvalProtocol.from_dict(infos[n].get("protocol")) for n in names}
-    table = summary_table({n: summarize(protocols[n].evaluated(r)) for n, r in runs.items()},
-                          baseline=baseline)
+    # the table covers the evaluated episodes; the health lines what the memory did all run
+    rows = {n: {**summarize(protocols[n].evaluated(r)), **memory_health(r)}
+            for n, r in runs.items()}
+    table = summary_table(rows, baseline=baseline, health=True)
     split = [f"{n}: {p.describe()}" for n, p in protocols.items() if not p.is_paper]
     if split:  # a learn/eval split: the table covers the evaluated episodes
         table = "protocol (the summary covers the evaluated episodes): " + "; ".join(split) \

@@ -548,9 +548,11 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
 
     Returns
     -------
-    One row per merge: {"a", "b", "a_name", "b_name", "polarity", "similarity",
-    "new_id", "name", "fragments", "cross_polarity"} (fragments: how many the merger
-    saw; cross_polarity: a strategy-mistake pair).
+    One row per merge: {"a", "b", "a_name", "b_name", "a_content", "b_content",
+    "polarity", "similarity" (the propagated cosine of Eq. 14), "plain_similarity" (the
+    cosine of the plain embeddings, for comparison), "new_id", "name", "content",
+    "fragments", "cross_polarity"} (fragments: how many the merger saw; cross_polarity:
+    a strategy-mistake pair).
     """
     cfg = memory.config
     B_s, skill_ids, _edge_ids, edge_sizes = memory.skill_incidence()
@@ -596,8 +598,12 @@ def merge(memory: HypergraphMemory, llm: Merger) -> list[dict[str, Any]]:
                 "b_name": vb.name,
                 "polarity": kept,
                 "similarity": sim,
+                "plain_similarity": float(np.dot(Z[i].astype(np.float64), Z[j])),
+                "a_content": va.content,
+                "b_content": vb.content,
                 "new_id": new_id,
                 "name": merged.name,
+                "content": merged.content,
                 "fragments": len(frags),
                 "cross_polarity": cross,
             }

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Polarity", "Skill", "skill_text", "Fragment", "ContextItem", "MaintenanceReport"]
+__all__ = ["Polarity", "Skill", "skill_text", "Fragment", "ContextItem", "MaintenanceReport",
+           "MERGE_DETAILS"]
 
 Polarity = Literal["success", "failure"]
 
@@ -79,13 +80,20 @@ class ContextItem:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+MERGE_DETAILS = ("a_content", "b_content", "content", "plain_similarity")
+"""Keys of a merge row that `MaintenanceReport.rows` leaves out of its table (the texts
+before and after, and the plain cosine beside Eq. 14's propagated one)."""
+
+
 @dataclass
 class MaintenanceReport:
     """What one maintenance cycle did (Algorithm "Periodic Memory Evolution").
 
     `pruned`: one dict per removed node: ``{"id", "kind", "polarity", "content", "nu",
     "gamma"}``. `merged`: one dict per merge: ``{"a", "b", "similarity", "new_id",
-    "name"}``. `sizes_before` / `sizes_after`: the memory's `stats()`.
+    "name", ...}`` with the texts before and after and the plain cosine
+    (`maintenance.merge` lists them). `sizes_before` / `sizes_after`: the memory's
+    `stats()`.
     """
 
     pruned: list[dict[str, Any]] = field(default_factory=list)
@@ -103,9 +111,11 @@ class MaintenanceReport:
         return len(self.merged)
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat row per operation, for a table (``pd.DataFrame(report.rows())``)."""
+        """One flat row per operation, for a table (``pd.DataFrame(report.rows())``); the
+        merges' texts and plain cosine (`MERGE_DETAILS`) stay in `merged`."""
         out = [{"op": "prune", **p} for p in self.pruned]
-        out += [{"op": "merge", **m} for m in self.merged]
+        out += [{"op": "merge", **{k: v for k, v in m.items() if k not in MERGE_DETAILS}}
+                for m in self.merged]
         return out
 
     def to_dict(self) -> dict[str, Any]:

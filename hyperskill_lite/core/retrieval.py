@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -170,6 +170,31 @@ class Retrieval:
     skill_labels: dict[str, str] = field(default_factory=dict)
     excluded_edge_ids: list[str] = field(default_factory=list)
     """Hyperedges left out by ``exclude_edges`` (own-task exclusion), present in memory."""
+
+    def to_record(self) -> dict[str, Any]:
+        """The retrieval as plain JSON data: every field except `context_items` (whose
+        meta may hold a world's hidden metadata), lessons as [edge id, lesson, success]
+        lists. `from_record` rebuilds it, so a run's records can show later what a task
+        saw (``Retrieval.from_record(record["explain"]).explain()``); our addition.
+
+        >>> r = Retrieval(task="t", skill_ids=["s1"], kappa={"s1": 2}, lessons=[("e1", "L", True)])
+        >>> Retrieval.from_record(r.to_record()) == Retrieval(
+        ...     task="t", skill_ids=["s1"], kappa={"s1": 2}, lessons=[("e1", "L", True)])
+        True
+        """
+        doc = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)
+               if f.name != "context_items"}
+        doc["lessons"] = [[e, text, bool(ok)] for e, text, ok in self.lessons]
+        return doc
+
+    @classmethod
+    def from_record(cls, doc: dict[str, Any]) -> Retrieval:
+        """A `Retrieval` from `to_record` data (`context_items` empty); keys it does not
+        know are ignored, missing ones take their defaults."""
+        known = {f.name for f in fields(cls)} - {"context_items"}
+        kw = {k: copy.deepcopy(v) for k, v in doc.items() if k in known}
+        kw["lessons"] = [(str(e), str(text), bool(ok)) for e, text, ok in doc.get("lessons", [])]
+        return cls(**kw)
 
     @property
     def retrieved_ids(self) -> list[str]:

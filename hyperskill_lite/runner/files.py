@@ -238,6 +238,7 @@ def check_run_file(out: Path, run_info: dict[str, Any],
             if not isinstance(old, dict):
                 raise ValueError("not a JSON object")
             history = list(old.pop(OBSERVED, []))
+            old.pop("health", None)  # the run's health figures: a result (health.py)
             legacy = {k: old.pop(k) for k in LEGACY_OBSERVED if k in old and k not in info}
             if legacy:
                 history.append(legacy)

@@ -29,16 +29,28 @@ counts, per run:
 >>> h["Inserted"], h["Dedup"], h["Pruned"], h["NonEmpty"], h["Injected"]
 (1.0, 1.0, 1.0, 50.0, 1.0)
 
+At the end of a run the runner writes these figures into ``run.json`` under "health"
+(`write_health`; NaN as null), where `report` and the memory studio read them. What a
+maintenance cycle did goes on the record of the episode it followed
+(`maintenance_record`: the pruned nodes with their gamma and nu, the merged pairs with
+their texts before and after and both cosines), so a run folder keeps the provenance the
+studio shows.
+
 Not here: the loop that records the fields (loop.py), Table-1 figures (summary.py).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["memory_health", "health_check", "check_index", "HEALTH_KEYS", "CHECK_SHARE"]
+__all__ = ["memory_health", "health_check", "check_index", "HEALTH_KEYS", "CHECK_SHARE",
+           "HEALTH_FIELD", "run_health", "write_health", "maintenance_record", "MERGE_KEYS",
+           "PRUNE_KEYS"]
 
 HEALTH_KEYS = ("Inserted", "Dedup", "Merged", "Pruned", "NonEmpty", "Injected", "EmptyStore",
                "NothingShown")
@@ -46,6 +58,15 @@ CHECK_SHARE = 0.1
 """The share of the tasks after which the runner checks that a memory stores something."""
 NOT_ENTRIES = frozenset({"incidences"})
 """Sizes that count no entry of their own (a hyperedge's memberships)."""
+HEALTH_FIELD = "health"
+"""run.json's field holding the health figures of the run so far (a result, never
+compared on resume)."""
+MERGE_KEYS = ("a", "b", "a_name", "b_name", "a_content", "b_content", "polarity",
+              "similarity", "plain_similarity", "new_id", "name", "content",
+              "cross_polarity")
+"""What a maintenance record keeps of each merge (`maintenance.merge`'s rows)."""
+PRUNE_KEYS = ("id", "kind", "polarity", "name", "content", "nu", "gamma")
+"""What a maintenance record keeps of each pruned node (`maintenance.prune`'s rows)."""
 
 
 def _stored(sizes: Mapping[str, Any] | None) -> float:
@@ -137,3 +158,57 @@ def memory_health(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         "EmptyStore": float(any(w.get("stored_nothing") for w in warnings)),
         "NothingShown": float(any(w.get("showed_nothing") for w in warnings)),
     }
+
+
+def maintenance_record(report: Any) -> dict[str, Any]:
+    """What one maintenance cycle did, for the record of the episode it followed:
+    {"pruned": count, "merged": count, "merges": [MERGE_KEYS of each merge],
+    "pruned_nodes": [PRUNE_KEYS of each pruned node]}; keys a method's report lacks are
+    left out (a baseline's maintenance reports counts only).
+
+    >>> from hyperskill_lite.core.records import MaintenanceReport
+    >>> rep = MaintenanceReport(pruned=[{"id": "s3", "kind": "skill", "nu": 4, "gamma": 0.1}],
+    ...                         merged=[{"a": "s1", "b": "s2", "similarity": 0.9, "new_id": "s9"}])
+    >>> maintenance_record(rep)["pruned_nodes"], maintenance_record(rep)["merged"]
+    ([{'id': 's3', 'kind': 'skill', 'nu': 4, 'gamma': 0.1}], 1)
+    """
+    return {
+        "pruned": report.n_pruned,
+        "merged": report.n_merged,
+        "merges": [{k: m[k] for k in MERGE_KEYS if k in m} for m in report.merged],
+        "pruned_nodes": [{k: p[k] for k in PRUNE_KEYS if k in p} for p in report.pruned],
+    }
+
+
+def run_health(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The health figures of a run as JSON data: `memory_health` over all its records
+    (NaN as None) and the number of episodes they cover.
+
+    >>> run_health([{"index": 0, "injected": 1, "sizes": {"skill_nodes": 2}}])["NonEmpty"]
+    100.0
+    """
+    figures = memory_health(records)
+    return {"episodes": len(records),
+            **{k: None if math.isnan(v) else v for k, v in figures.items()}}
+
+
+def write_health(out: Path | str, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Put `run_health(records)` into ``out/run.json`` under `HEALTH_FIELD` (the file is
+    replaced by a rename, so a crash leaves the old or the new file whole); returns the
+    figures. A folder without run.json is left alone."""
+    path = Path(out) / "run.json"
+    health = run_health(records)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return health
+    if not isinstance(doc, dict):
+        return health
+    doc[HEALTH_FIELD] = health
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(doc, sort_keys=True, indent=1))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return health

@@ -48,7 +48,12 @@ from hyperskill_lite.runner.files import (
     recovery_hint,
     save_state,
 )
-from hyperskill_lite.runner.health import check_index, health_check
+from hyperskill_lite.runner.health import (
+    check_index,
+    health_check,
+    maintenance_record,
+    write_health,
+)
 from hyperskill_lite.types import Episode, Executor, Judge, MemoryContext, MemorySystem, Task
 
 __all__ = ["run_episodes", "ERRORS_RECORDED"]
@@ -202,6 +207,7 @@ def run_episodes(
             _update_bar(bar, records, record)
     if bar is not None:
         bar.close()
+    write_health(out, records)
     return records
 
 
@@ -210,15 +216,7 @@ def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -
     the checkpoint's folder (the memory as the state saved next holds it)."""
     t0, setup0 = time.perf_counter(), setup_seconds()
     try:
-        report = system.maintain()
-        record["maintenance"] = {
-            "pruned": report.n_pruned,
-            "merged": report.n_merged,
-            "merges": [
-                {k: m[k] for k in ("a", "b", "new_id", "name", "similarity") if k in m}
-                for m in report.merged
-            ],
-        }
+        record["maintenance"] = maintenance_record(system.maintain())
     except ERRORS_RECORDED as exc:  # e.g. LLM-Merge failed: keep what was done
         record["maintenance"] = {"error": f"maintain: {exc}"}
     record["maintenance"]["seconds"] = round(
@@ -294,6 +292,8 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage,
     }
     if context.meta.get("record"):
         record["retrieval"] = dict(context.meta["record"])
+    if context.meta.get("explain"):  # the whole retrieval, for the memory studio
+        record["explain"] = context.meta["explain"]
     if isinstance(update, dict):
         record["update"] = update
     if episode.meta.get("reasoning"):  # a reasoning server's reasoning_content, per step

@@ -52,13 +52,16 @@ duplicate ids, malformed columns).
 
 The package, one concern a module: `layout` (file names, row dtypes, errors), `checksums`,
 `state` (the pure converters to and from columns), `legacy` (format 1), `read` (load,
-verify, recovery), `write` (save, the lock, fault injection for the crash tests).
+verify, recovery), `write` (save, the lock, fault injection for the crash tests), `hif`
+(the memory in HIF, the Hypergraph Interchange Format HyperNetX, XGI and hypergraphx read:
+`to_hif` / `from_hif`, `write_hif` / `read_hif`).
 
 Not here: the memory's logic (memory.py), pandas / HyperNetX views (views.py), plotting
 (plots/), run checkpoints and logs (the runner).
 """
 
 from hyperskill_lite.core.io.checksums import checksum_matches, file_checksum, wordsum_checksum
+from hyperskill_lite.core.io.hif import from_hif, read_hif, to_hif, write_hif
 from hyperskill_lite.core.io.layout import (
     _BLOCK,  # noqa: F401 (tests, benchmarks)
     ARRAY_FILES,
@@ -95,6 +98,10 @@ __all__ = [
     "checksum_matches",
     "to_state",
     "from_state",
+    "to_hif",
+    "from_hif",
+    "write_hif",
+    "read_hif",
     "MANIFEST",
     "DATA_FILES",
     "DATA_FILES_V1",

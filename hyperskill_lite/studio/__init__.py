@@ -1,0 +1,77 @@
+"""The memory studio: one self-contained HTML page that shows what a run's memory learned,
+why each task saw what it saw, and how the memory changed (``python -m hyperskill_lite
+inspect RUN [RUN ...]``; docs/guide/studio.md; notebook 10).
+
+===================  ====================================================================
+module               what it holds
+===================  ====================================================================
+runs.py              run folders: one run, or every run in a demo, compare or sweep folder
+history.py           a run's memory snapshots (maintenance checkpoints, final state)
+graph.py             the drawing: what is drawn (sampled beyond a budget), the layout,
+                     each checkpoint's elements and their gamma, nu and degree
+provenance.py        each skill's provenance; what each maintenance cycle did
+explain.py           each episode's retrieval as `Retrieval.explain()` prints it
+hygiene.py           near-duplicates, contradictions, never retrieved, utility
+cooccurrence.py      skill pairs co-occurring beyond chance (configuration-model
+                     permutation test, Benjamini-Hochberg)
+charts.py            the run's charts as inline SVG (matplotlib)
+build.py             all of it as the page's JSON data (`studio_data`)
+render.py            the page: template + vis-network (from pyvis) + data, one file
+templates/           the page's HTML, CSS and script (package data)
+===================  ====================================================================
+
+Data extraction (everything up to build.py) is apart from the HTML (render.py and the
+templates): the page's data is plain JSON and can be inspected or tested alone. Our
+addition: the paper has no such tool.
+
+May import: core, types, runner, protocol, plots. Not here: running anything (runner/,
+launch.py), the command line (cli/inspect.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from hyperskill_lite.studio.build import StudioOptions, run_view, studio_data
+from hyperskill_lite.studio.cooccurrence import (
+    CooccurrenceTest,
+    benjamini_hochberg,
+    cooccurrence_significance,
+    permutation_test,
+)
+from hyperskill_lite.studio.render import (
+    StudioDependencyError,
+    is_studio_page,
+    render,
+    write_studio,
+)
+from hyperskill_lite.studio.runs import expand_runs, find_runs, read_run
+
+__all__ = [
+    "build_studio",
+    "StudioOptions",
+    "StudioDependencyError",
+    "studio_data",
+    "run_view",
+    "render",
+    "write_studio",
+    "is_studio_page",
+    "expand_runs",
+    "find_runs",
+    "read_run",
+    "CooccurrenceTest",
+    "permutation_test",
+    "benjamini_hochberg",
+    "cooccurrence_significance",
+]
+
+
+def build_studio(runs: Sequence[Path | str], out: Path | str, seed: int = 0,
+                 samples: int = 1000, alpha: float = 0.05, title: str = "") -> Path:
+    """Write the studio page of the given run folders (a demo, compare or sweep folder
+    stands for every run inside it) to the HTML file `out`; returns its path."""
+    folders = expand_runs(runs)
+    data = studio_data([read_run(f) for f in folders],
+                       StudioOptions(seed=seed, samples=samples, alpha=alpha), title=title)
+    return write_studio(data, out)

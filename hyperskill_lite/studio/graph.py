@@ -1,0 +1,255 @@
+"""The hypergraph drawing of a run: which elements are drawn, where, and what each
+maintenance checkpoint holds of them.
+
+Every snapshot of the run (history.py) is drawn on one layout, so moving the checkpoint
+slider shows nodes appear, merge and disappear in place. A hyperedge (one trajectory) is
+drawn as a square joined to its member nodes (the bipartite, or "star", view of a
+hypergraph); skill and mistake nodes are dots, and a trajectory's subtask nodes, which
+belong to it alone, sit on a small ring around its square. The layout is networkx's
+spring layout of the skills and hyperedges of all snapshots, seeded, so a page is the
+same every time it is written.
+
+What cannot be drawn is sampled, and the page says so: at most `MAX_SKILLS` skill nodes
+(those with the largest degree in any snapshot) and `MAX_EDGES` hyperedges (the newest
+holding a drawn skill) are drawn; the counts of everything are always given.
+
+Not here: reading snapshots (history.py), the page (render.py, the template).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hyperskill_lite.studio.history import Snapshot, counts, lookup, node_degrees
+
+__all__ = ["graph_data", "MAX_SKILLS", "MAX_EDGES", "LABEL_CHARS"]
+
+MAX_SKILLS = 300
+"""Skill nodes drawn at most (largest degree in any snapshot first)."""
+MAX_EDGES = 400
+"""Hyperedges drawn at most (the newest holding a drawn skill first)."""
+LABEL_CHARS = 28
+"""Characters of a node's text shown as its label."""
+
+
+def _short(text: str, n: int = LABEL_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+def _choose(snaps: Sequence[Snapshot]) -> tuple[list[str], list[str], dict[str, int]]:
+    """(skill ids, hyperedge ids) drawn, and how many of each the run ever held."""
+    best: dict[str, int] = {}
+    for snap in snaps:
+        S = snap.memory._skl
+        rows = S.live()
+        deg = node_degrees(snap.memory, "skill")[rows]
+        for sid, d in zip(map(S.ids.__getitem__, rows.tolist()), deg.tolist()):
+            if d >= best.get(sid, -1):
+                best[sid] = d
+    skills = sorted(best, key=lambda s: (-best[s], int(s[1:])))[:MAX_SKILLS]
+    last = snaps[-1].memory  # hyperedges are never removed: the last snapshot has all
+    all_edges = list(last._edg.ids)
+    if len(all_edges) <= MAX_EDGES:
+        return skills, all_edges, {"skills": len(best), "hyperedges": len(all_edges)}
+    holding = np.zeros(last._edg.n, dtype=bool)
+    for snap in snaps:
+        m = snap.memory
+        rows = np.array([m._skl.row[s] for s in skills if s in m._skl.row], dtype=np.int64)
+        node, edge = m._inc["skill"].pairs()
+        hit = np.unique(edge[np.isin(node, rows)])
+        holding[hit[hit < last._edg.n]] = True
+    chosen = np.flatnonzero(holding)[-MAX_EDGES:]
+    return skills, [all_edges[j] for j in chosen.tolist()], {
+        "skills": len(best), "hyperedges": len(all_edges)}
+
+
+def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str]
+             ) -> tuple[dict[str, list[str]], dict[str, str], list[tuple[str, str]]]:
+    """(subtask ids of each drawn edge, subtask id -> its text, the (edge, node) links
+    of any snapshot between drawn elements, in first-seen order). Only the memberships
+    of drawn hyperedges are visited (one vectorised filter per snapshot)."""
+    subtasks: dict[str, list[str]] = {}
+    text: dict[str, str] = {}
+    links: dict[tuple[str, str], None] = {}
+    for snap in snaps:
+        m = snap.memory
+        cols = np.array([m._edg.row[e] for e in edges if e in m._edg.row], dtype=np.int64)
+        for kind, st in (("subtask", m._sub), ("skill", m._skl)):
+            node, edge = m._inc[kind].pairs()
+            sel = np.isin(edge, cols)
+            for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
+                eid, nid = m._edg.ids[e], st.ids[n]
+                if kind == "skill" and nid not in skills:
+                    continue
+                links[(eid, nid)] = None
+                if kind == "subtask" and nid not in text:
+                    subtasks.setdefault(eid, []).append(nid)
+                    text[nid] = st.text["content"][n]
+    return subtasks, text, list(links)
+
+
+def _spring(n: int, edges: np.ndarray, seed: int, iterations: int = 50) -> np.ndarray:
+    """Fruchterman-Reingold positions (n, 2) in [-1, 1] of a connected graph with the
+    (m, 2) index pairs `edges`, all pairs at once in float32 (the dense form of the
+    algorithm networkx's spring_layout runs below 500 nodes; its sparse form above that
+    loops over the nodes in Python and took 20 s for 700 here)."""
+    rng = np.random.default_rng(seed)
+    x, y = rng.uniform(-1, 1, (2, n)).astype(np.float32)
+    k2 = np.float32(1.0 / n)
+    A = np.zeros((n, n), dtype=np.float32)
+    A[edges[:, 0], edges[:, 1]] = A[edges[:, 1], edges[:, 0]] = np.float32(math.sqrt(n))
+    t = np.float32(0.1)
+    for _ in range(iterations):
+        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]  # (n, n) each
+        d2 = np.maximum(dx * dx + dy * dy, np.float32(1e-4))
+        force = k2 / d2 - A * np.sqrt(d2)  # repulsion k^2/d, attraction d^2/k, over d
+        fx, fy = (dx * force).sum(axis=1), (dy * force).sum(axis=1)
+        step = t / np.maximum(np.sqrt(fx * fx + fy * fy), np.float32(0.01))
+        x += fx * step
+        y += fy * step
+        t -= np.float32(0.1 / (iterations + 1))
+    pos = np.stack([x, y], axis=1)
+    pos -= pos.mean(axis=0)
+    return pos / (np.abs(pos).max() or 1.0)
+
+
+def _layout(skills: list[str], edges: list[str], links: list[tuple[str, str]],
+            seed: int) -> dict[str, tuple[float, float]]:
+    """Positions (px) of the drawn skills and hyperedges: a seeded spring layout
+    (`_spring`) of each connected component (components from scipy), scaled to its
+    size, the components packed in rows (largest first) about twice as wide as high."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    names = list(edges) + list(skills)
+    at = {v: i for i, v in enumerate(names)}
+    pairs = np.array([(at[e], at[n]) for e, n in dict.fromkeys(links) if n in at and e in at
+                      and n[:1] == "s"], dtype=np.int64).reshape(-1, 2)
+    G = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
+                      shape=(len(names), len(names)))
+    _, label = connected_components(G, directed=False)
+    comps = sorted((np.flatnonzero(label == c) for c in range(label.max() + 1 if len(names) else 0)),
+                   key=lambda c: (-len(c), int(c[0])))
+    blocks = []
+    for comp in comps:
+        radius = 38.0 * math.sqrt(len(comp))
+        if len(comp) == 1:
+            blocks.append((comp, np.zeros((1, 2)), radius))
+            continue
+        local = {int(v): i for i, v in enumerate(comp)}
+        inside = np.array([(local[a], local[b]) for a, b in pairs.tolist() if a in local],
+                          dtype=np.int64).reshape(-1, 2)
+        blocks.append((comp, _spring(len(comp), inside, seed) * radius, radius))
+    total = sum((2 * r + 30) ** 2 for _, _, r in blocks)
+    width = max(2 * blocks[0][2] + 30, math.sqrt(2.0 * total)) if blocks else 0
+    out: dict[str, tuple[float, float]] = {}
+    x = y = row_h = 0.0
+    for comp, xy, r in blocks:
+        size = 2 * r + 30
+        if x > 0 and x + size > width:
+            x, y, row_h = 0.0, y + row_h, 0.0
+        for v, (a, b) in zip(comp.tolist(), np.asarray(xy, dtype=float).tolist()):
+            out[names[v]] = (round(x + size / 2 + a, 1), round(y + size / 2 + b, 1))
+        x += size
+        row_h = max(row_h, size)
+    return out
+
+
+def _texts(snaps: Sequence[Snapshot], skills: list[str], edges: list[str]
+           ) -> dict[str, tuple[str, int]]:
+    """The latest label text (a skill's name, a trajectory's task) and code (a skill's
+    polarity, a trajectory's outcome: 0 success, 1 failure) of each drawn element."""
+    texts: dict[str, tuple[str, int]] = {}
+    for snap in snaps:
+        m = snap.memory
+        for s in skills:
+            if s in m._skl.row:
+                r = m._skl.row[s]
+                texts[s] = (m._skl.text["name"][r], int(m._skl.polarity[r]))
+        for e in edges:
+            if e in m._edg.row:
+                r = m._edg.row[e]
+                texts[e] = (m._edg.text["task"][r], 0 if m._edg.success[r] else 1)
+    return texts
+
+
+def _nodes(skills: list[str], edges: list[str], subtasks: dict[str, list[str]],
+           sub_text: dict[str, str], pos: dict[str, tuple[float, float]],
+           texts: dict[str, tuple[str, int]]) -> list[list[Any]]:
+    nodes: list[list[Any]] = []
+    for e in edges:
+        x, y = pos.get(e, (0.0, 0.0))
+        task, outcome = texts.get(e, ("", 0))
+        nodes.append([e, "e", x, y, _short(task), outcome])
+        ring = subtasks.get(e, [])
+        for a, u in enumerate(ring):
+            ang = 2 * math.pi * a / max(len(ring), 1)
+            nodes.append([u, "u", round(x + 22 * math.cos(ang), 1),
+                          round(y + 22 * math.sin(ang), 1), _short(sub_text[u]), -1])
+    for s in skills:
+        x, y = pos.get(s, (0.0, 0.0))
+        name, pol = texts.get(s, ("", 0))
+        nodes.append([s, "s", x, y, _short(name), pol])
+    return nodes
+
+
+def graph_data(snaps: Sequence[Snapshot], seed: int = 0) -> dict[str, Any]:
+    """What the page draws: {"nodes": [[id, kind "u"/"s"/"e", x, y, label, code]] (code:
+    a skill's polarity or a trajectory's outcome, 0 success / 1 failure; -1 subtask),
+    "links": [[hyperedge's node index, member's node index]], "checkpoints": [{"after",
+    "label", "present": node indices, "gamma", "nu", "degree": aligned with "present",
+    "links": link indices, "counts": live elements by kind}], "totals", "note": what was
+    left out}; {} when the run has no snapshot."""
+    if not snaps:
+        return {}
+    skills, edges, seen = _choose(snaps)
+    subtasks, sub_text, links = _members(snaps, edges, set(skills))
+    pos = _layout(skills, edges, links, seed)
+    nodes = _nodes(skills, edges, subtasks, sub_text, pos, _texts(snaps, skills, edges))
+    index = {n[0]: i for i, n in enumerate(nodes)}
+    ids = [n[0] for n in nodes]
+    link_index = {lk: i for i, lk in enumerate(links)}
+    out_links = [[index[e], index[n]] for e, n in links]
+    cks = []
+    for snap in snaps:
+        st = lookup(snap.memory, ids)
+        present = set(st["present"].tolist())
+        lk = _present_links(snap, links, link_index, edges)
+        cks.append({
+            "after": snap.after, "label": snap.label,
+            "present": st["present"].tolist(),
+            "gamma": np.round(st["gamma"], 3).tolist(),
+            "nu": st["nu"].tolist(), "degree": st["degree"].tolist(),
+            "links": [i for i in lk if out_links[i][0] in present and out_links[i][1] in present],
+            "counts": counts(snap.memory),
+        })
+    note = ""
+    if len(skills) < seen["skills"] or len(edges) < seen["hyperedges"]:
+        note = (f"Sampled: {len(skills)} of {seen['skills']} skill nodes (largest degree "
+                f"first) and {len(edges)} of {seen['hyperedges']} hyperedges (the newest "
+                "holding a drawn skill) are drawn; the counts and tables cover everything.")
+    return {"nodes": nodes, "links": out_links, "checkpoints": cks,
+            "totals": {"skills_ever": seen["skills"], "hyperedges": seen["hyperedges"],
+                       "drawn_skills": len(skills), "drawn_hyperedges": len(edges)},
+            "note": note}
+
+
+def _present_links(snap: Snapshot, links: list[tuple[str, str]],
+                   link_index: dict[tuple[str, str], int], edges: list[str]) -> list[int]:
+    """Indices of the drawn links that are memberships in this snapshot."""
+    m = snap.memory
+    cols = np.array([m._edg.row[e] for e in edges if e in m._edg.row], dtype=np.int64)
+    out = []
+    for kind, st in (("subtask", m._sub), ("skill", m._skl)):
+        node, edge = m._inc[kind].pairs()
+        sel = np.isin(edge, cols)
+        for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
+            i = link_index.get((m._edg.ids[e], st.ids[n]))
+            if i is not None:
+                out.append(i)
+    return sorted(out)

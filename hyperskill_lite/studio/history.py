@@ -1,0 +1,150 @@
+"""A run's memory over time: its maintenance checkpoints and its final state, read as
+`HypergraphMemory` snapshots, and what the studio needs of each.
+
+A run folder keeps the memory after every maintenance cycle
+(``checkpoints/maint-NNNN``: after episode NNNN) and after the last episode
+(``state/memory``). `memory_history` lists them in order as `Snapshot`s; a method that
+stores no hypergraph (a baseline, no memory) has none, which the studio says. Each
+snapshot is loaded with ``mmap=True``: embeddings are mapped, not read, until something
+asks for them (hygiene reads the skill rows of the final memory only).
+
+Not here: what is drawn (graph.py), lineage and provenance (provenance.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hyperskill_lite.core.io import FORMAT, MANIFEST, MemoryFormatError, load_memory
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.runner.files import checkpoints, find_state
+
+__all__ = ["Snapshot", "memory_history", "is_hypergraph", "node_degrees", "edge_sizes",
+           "counts", "lookup"]
+
+log = logging.getLogger("hyperskill_lite.studio")
+
+
+@dataclass
+class Snapshot:
+    """The memory after episode `after` (1-based count of finished episodes): `label`
+    is "maint-NNNN" for a maintenance checkpoint, "final" for the state after the last
+    episode."""
+
+    after: int
+    label: str
+    memory: HypergraphMemory
+
+
+def is_hypergraph(folder: Path) -> bool:
+    """Whether `folder` holds a saved HypergraphMemory (its manifest's format)."""
+    try:
+        man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(man, dict) and man.get("format") == FORMAT
+
+
+def _load(folder: Path, encoder: Any) -> HypergraphMemory | None:
+    try:
+        return load_memory(folder, encoder=encoder, mmap=True)
+    except (MemoryFormatError, OSError, ValueError) as exc:
+        log.warning("studio: %s cannot be read (%s); it is left out", folder, exc)
+        return None
+
+
+def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snapshot]:
+    """The run's hypergraph snapshots in episode order: every maintenance checkpoint,
+    then the final state when it follows the last checkpoint. [] for a method that
+    stores no hypergraph. `encoder` None uses the recorded one by name (a HashingEncoder
+    stand-in of the recorded dim when that one is not installed: nothing is embedded
+    here, the vectors are read from the files)."""
+    found: list[tuple[int, str, Path]] = [
+        (k, p.name, p) for k, p in checkpoints(run).items() if p.name.startswith("maint-")]
+    state = find_state(run)
+    if state is not None and (state / "memory").is_dir():
+        found.append((n_records, "final", state / "memory"))
+    found = [f for f in found if is_hypergraph(f[2])]
+    if not found:
+        return []
+    if encoder is None:
+        encoder = _encoder_for(found[-1][2])
+    out: list[Snapshot] = []
+    for k, label, folder in found:
+        if out and out[-1].after == k:  # the final state is the last checkpoint
+            continue
+        mem = _load(folder, encoder)
+        if mem is not None:
+            out.append(Snapshot(k, label, mem))
+    return out
+
+
+def _encoder_for(folder: Path) -> Any:
+    """The recorded encoder when it is built in and installed, else a HashingEncoder of
+    its dim (snapshots are only read here; the vectors come from the files)."""
+    from hyperskill_lite.core.embed import HashingEncoder, encoder_by_name, minilm_available
+
+    man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    name, dim = str(man["encoder"].get("name", "")), int(man["encoder"]["dim"])
+    if not name.lower().startswith("minilm") or minilm_available():
+        try:
+            enc = encoder_by_name(name)
+            if int(enc.dim) == dim:
+                return enc
+        except ValueError:
+            pass
+    return HashingEncoder(dim=dim)
+
+
+def node_degrees(memory: HypergraphMemory, kind: str) -> np.ndarray:
+    """Hyperedges each row of one node kind ("subtask" | "skill") is in: (n_rows,) int64
+    (tombstoned rows 0)."""
+    st = memory._sub if kind == "subtask" else memory._skl
+    node, _ = memory._inc[kind].pairs()
+    return np.bincount(node, minlength=st.n).astype(np.int64)
+
+
+def edge_sizes(memory: HypergraphMemory) -> np.ndarray:
+    """Members (subtask and skill nodes) of each hyperedge row: (n_edges,) int64."""
+    n = memory._edg.n
+    size = np.zeros(n, dtype=np.int64)
+    for kind in ("subtask", "skill"):
+        size += np.bincount(memory._inc[kind].pairs()[1], minlength=n)
+    return size
+
+
+def counts(memory: HypergraphMemory) -> dict[str, int]:
+    """Live subtask nodes, strategies, mistakes and hyperedges of a snapshot."""
+    s = memory.stats()
+    return {"subtask": s["subtask_nodes"], "skill": s["success_skills"],
+            "mistake": s["failure_skills"], "hyperedge": s["hyperedges"]}
+
+
+def lookup(memory: HypergraphMemory, ids: list[str]) -> dict[str, Any]:
+    """Stats of the given ids in a snapshot, vectorised per kind: {"present": positions
+    in `ids` of the ids alive here, "gamma", "nu", "degree": aligned with "present"}
+    (degree: a node's hyperedges, a hyperedge's members)."""
+    pos_all, gam, nus, degs = [], [], [], []
+    for prefix, st in (("u", memory._sub), ("s", memory._skl), ("e", memory._edg)):
+        pos = [i for i, x in enumerate(ids) if x[:1] == prefix and x in st.row]
+        if not pos:
+            continue
+        rows = np.array([st.row[ids[i]] for i in pos], dtype=np.int64)
+        if prefix == "e":
+            deg = edge_sizes(memory)[rows]
+        else:
+            deg = node_degrees(memory, "subtask" if prefix == "u" else "skill")[rows]
+        pos_all += pos
+        gam.append(memory._gamma(st, rows))
+        nus.append(st.nu[rows])
+        degs.append(deg)
+    order = np.argsort(pos_all, kind="stable")
+    cat = (lambda xs, t: np.concatenate(xs)[order] if xs else np.zeros(0, dtype=t))  # noqa: E731
+    return {"present": np.array(pos_all, dtype=np.int64)[order],
+            "gamma": cat(gam, float), "nu": cat(nus, np.int64), "degree": cat(degs, np.int64)}

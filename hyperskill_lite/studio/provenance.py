@@ -1,0 +1,204 @@
+"""Where each skill came from and what happened to it: the provenance the studio shows
+when a skill is clicked, and what each maintenance cycle did.
+
+From a run's records (one per episode) and its snapshots (history.py):
+
+- born: the episode whose extraction created the node (its trajectory), or the
+  maintenance cycle whose merge formed it (with the two skills it replaced, their
+  texts, and the plain and propagated cosines of Eq. 14);
+- reinforced: the later episodes whose extracted skill was deduplicated into it at
+  insertion (§3.4, with the cosine);
+- trajectories: the hyperedges that hold it in the last snapshot that has it;
+- gamma over time: its gamma (Eq. 3) and nu at every snapshot;
+- retrieved: the episodes whose S_q held it (the record's "retrieved" ids);
+- its end, if any: merged into another node, or pruned (with gamma and nu).
+
+Records written before the runner kept pruned nodes and merge texts still work: what is
+missing is left out and the page says so.
+
+Not here: the drawing (graph.py), the snapshots (history.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from hyperskill_lite.studio.history import Snapshot
+
+__all__ = ["provenance", "cycles", "edge_info", "MAX_LIST", "TEXT_CHARS"]
+
+MAX_LIST = 12
+"""Trajectories, reinforcements and retrievals listed per skill at most (the counts are
+always given): the first ones and the latest."""
+TEXT_CHARS = 240
+"""Characters of a task or lesson kept for the page."""
+MAX_EVENTS = 200
+"""Rows per maintenance cycle and kind (pruned, merged, deduplicated) at most."""
+
+
+def _cut(text: Any, n: int = TEXT_CHARS) -> str:
+    text = str(text or "")
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+def _ends(items: list[Any], n: int = MAX_LIST) -> list[Any]:
+    """The first and the latest items, at most `n`."""
+    return items if len(items) <= n else items[: n // 3] + items[-(n - n // 3):]
+
+
+def _skill_events(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per skill id: born, reinforced, merged_from / merged_into, pruned, retrieved."""
+    ev: dict[str, dict[str, Any]] = {}
+
+    def get(sid: str) -> dict[str, Any]:
+        e = ev.get(sid)
+        if e is None:
+            e = ev[sid] = {"reinforced": [], "retrieved": []}
+        return e
+
+    for r in records:
+        i = int(r.get("index", 0))
+        upd = r.get("update") if isinstance(r.get("update"), dict) else {}
+        for sk in upd.get("skills", []) or []:
+            sid = sk.get("node")
+            if not isinstance(sid, str):
+                continue
+            e = get(sid)
+            if sk.get("dedup"):
+                e["reinforced"].append([i, upd.get("edge"), sk.get("cosine"),
+                                        bool(sk.get("cross_polarity"))])
+            elif "born" not in e:
+                e["born"] = {"episode": i, "how": "extracted", "edge": upd.get("edge")}
+                e["text"] = [sk.get("name", ""), sk.get("content", ""), sk.get("polarity")]
+        seen = [sid for sid in r.get("retrieved", None) or () if type(sid) is str and sid[:1] == "s"]
+        if seen:
+            row = [i, r.get("task_id"), bool(r.get("success"))]
+            for sid in seen:
+                get(sid)["retrieved"].append(row)
+        m = r.get("maintenance") or {}
+        for mg in m.get("merges", []) or []:
+            new = mg.get("new_id")
+            if isinstance(new, str):
+                get(new)["born"] = {"episode": i, "how": "merged", "after": i + 1, **{
+                    k: mg[k] for k in ("a", "b", "a_name", "b_name", "a_content", "b_content",
+                                       "similarity", "plain_similarity") if k in mg}}
+            for old in (mg.get("a"), mg.get("b")):
+                if isinstance(old, str):
+                    get(old)["merged_into"] = {"id": new, "after": i + 1}
+        for pn in m.get("pruned_nodes", []) or []:
+            if isinstance(pn.get("id"), str):
+                get(pn["id"])["pruned"] = {"after": i + 1, "gamma": pn.get("gamma"),
+                                           "nu": pn.get("nu")}
+    return ev
+
+
+def provenance(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
+               wanted: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Provenance of each skill id in `wanted` (default: every skill any record or
+    snapshot knows): {"name", "content", "polarity", "born", "reinforced" (+
+    "n_reinforced"), "trajectories" (+ "n_trajectories"), "gamma" ([after, gamma, nu]
+    per snapshot), "retrieved" ([episode, task id, success], + "n_retrieved"),
+    "merged_into", "pruned"}; lists are cut to `MAX_LIST` (first and latest)."""
+    ev = _skill_events(records)
+    known = set(ev)
+    for snap in snaps:
+        known.update(snap.memory._skl.row)
+    ids = sorted(known if wanted is None else set(wanted) & known, key=lambda s: int(s[1:]))
+    series: dict[str, list[list[Any]]] = {sid: [] for sid in ids}
+    latest: dict[str, tuple[str, str, str, list[str]]] = {}
+    for snap in snaps:  # one vectorised pass per snapshot
+        m = snap.memory
+        S, E = m._skl, m._edg
+        here = [(sid, S.row[sid]) for sid in ids if sid in S.row]
+        if not here:
+            continue
+        rows = np.array([r for _, r in here], dtype=np.int64)
+        gam = np.round(m._gamma(S, rows), 3).tolist()
+        B = m._inc["skill"].csr(S.n, E.n)
+        for (sid, r), g, nu in zip(here, gam, S.nu[rows].tolist()):
+            series[sid].append([snap.after, g, int(nu)])
+            cols = B.indices[B.indptr[r]:B.indptr[r + 1]].tolist()
+            latest[sid] = (S.text["name"][r], S.text["content"][r],
+                           "failure" if S.polarity[r] else "success", [E.ids[j] for j in cols])
+    out: dict[str, dict[str, Any]] = {}
+    for sid in ids:
+        e = ev.get(sid, {"reinforced": [], "retrieved": []})
+        name, content, pol = (e.get("text") or ["", "", None])
+        trajectories: list[str] = []
+        if sid in latest:
+            name, content, pol, trajectories = latest[sid]
+        out[sid] = {
+            "name": name, "content": _cut(content, 600), "polarity": pol,
+            "born": e.get("born"),
+            "reinforced": _ends(e["reinforced"]), "n_reinforced": len(e["reinforced"]),
+            "trajectories": _ends(trajectories), "n_trajectories": len(trajectories),
+            "gamma": series[sid],
+            "retrieved": _ends(e["retrieved"]), "n_retrieved": len(e["retrieved"]),
+            "merged_into": e.get("merged_into"), "pruned": e.get("pruned"),
+        }
+    return out
+
+
+def edge_info(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
+              ids: Iterable[str]) -> dict[str, list[Any]]:
+    """{hyperedge id: [episode, task id, success, task, lesson]} for the given ids
+    (texts cut to `TEXT_CHARS`; from the last snapshot, where every hyperedge is)."""
+    episode = {}
+    for r in records:
+        upd = r.get("update") if isinstance(r.get("update"), dict) else {}
+        if isinstance(upd.get("edge"), str):
+            episode[upd["edge"]] = (int(r.get("index", 0)), r.get("task_id"))
+    out: dict[str, list[Any]] = {}
+    if not snaps:
+        return out
+    E = snaps[-1].memory._edg
+    for eid in sorted(set(ids), key=lambda e: int(e[1:]) if e[1:].isdigit() else 0):
+        r = E.row.get(eid)
+        if r is None:
+            continue
+        ep, tid = episode.get(eid, (None, E.meta[r].get("task_id")))
+        out[eid] = [ep, tid, bool(E.success[r]), _cut(E.text["task"][r]),
+                    _cut(E.text["lesson"][r])]
+    return out
+
+
+def cycles(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What each maintenance cycle did: {"after" (episodes finished), "pruned",
+    "merged" (counts), "pruned_nodes" ([id, kind, polarity, name, gamma, nu]),
+    "merges" ({a, b, names and texts before, name and text after, similarity,
+    plain_similarity}), "dedups" (insertions deduplicated since the previous cycle:
+    [episode, task id, extracted name, into node, cosine, cross polarity]), "sizes"
+    after, "seconds", "error", "detailed" (False for records written before pruned
+    nodes and merge texts were kept)}; rows cut to `MAX_EVENTS` with counts kept."""
+    out: list[dict[str, Any]] = []
+    dedups: list[list[Any]] = []
+    n_dedups = 0
+    for r in records:
+        upd = r.get("update") if isinstance(r.get("update"), dict) else {}
+        for sk in upd.get("skills", []) or []:
+            if sk.get("dedup"):
+                n_dedups += 1
+                if len(dedups) < MAX_EVENTS:
+                    dedups.append([int(r.get("index", 0)), r.get("task_id"),
+                                   _cut(sk.get("name", ""), 80), sk.get("node"),
+                                   sk.get("cosine"), bool(sk.get("cross_polarity"))])
+        m = r.get("maintenance")
+        if not m:
+            continue
+        pruned = [[p.get("id"), p.get("kind"), p.get("polarity"),
+                   _cut(p.get("name") or p.get("content", ""), 80), p.get("gamma"), p.get("nu")]
+                  for p in (m.get("pruned_nodes") or [])[:MAX_EVENTS]]
+        merges = [{k: (_cut(v, 300) if isinstance(v, str) else v) for k, v in mg.items()}
+                  for mg in (m.get("merges") or [])[:MAX_EVENTS]]
+        out.append({
+            "after": int(r.get("index", 0)) + 1, "pruned": m.get("pruned", 0),
+            "merged": m.get("merged", 0), "pruned_nodes": pruned, "merges": merges,
+            "dedups": dedups, "n_dedups": n_dedups, "sizes": r.get("sizes", {}),
+            "seconds": m.get("seconds"), "error": m.get("error"),
+            "detailed": "pruned_nodes" in m or not m.get("pruned"),
+        })
+        dedups, n_dedups = [], 0
+    return out

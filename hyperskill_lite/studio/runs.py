@@ -1,0 +1,132 @@
+"""Run folders as the studio and `report` read them: one run, or every run inside a
+demo, compare or sweep folder.
+
+A run folder is one that holds ``run.json`` (written by `run`, `demo`, `compare --out`
+and `sweep`). `find_runs` takes any folder and returns the run folders at or below it,
+so ``runs/demo`` gives the demo's five runs, a compare folder its
+``<profile>/<method>/seed-<s>`` runs and a sweep folder its cells; the folders a run
+keeps for itself (state, checkpoints, figures, logs) are never searched. `read_run`
+reads one run's settings and records, with one clear error when they cannot be read.
+
+Not here: the records' format (runner/files.py), what the studio shows (extract.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hyperskill_lite.runner.files import RUN_FILE, RunError, read_records
+
+__all__ = ["RunFolder", "find_runs", "expand_runs", "read_run", "run_names", "MAX_DEPTH"]
+
+MAX_DEPTH = 6
+"""How deep below a given folder run folders are looked for."""
+SKIP = ("state", "checkpoints", "figures", "logs", "report", "__pycache__")
+"""Folders of a run (or of a report) that never hold another run."""
+
+
+@dataclass
+class RunFolder:
+    """One run: its folder, settings (run.json) and finished episodes' records."""
+
+    path: Path
+    info: dict[str, Any]
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _skipped(name: str) -> bool:
+    return name.startswith(".") or any(name == s or name.startswith(s + ".") for s in SKIP)
+
+
+def find_runs(folder: Path | str) -> list[Path]:
+    """`folder` itself when it is a run folder, else the run folders below it (at most
+    `MAX_DEPTH` levels), sorted by path; [] when there is none."""
+    folder = Path(folder)
+    if (folder / RUN_FILE).is_file():
+        return [folder]
+    found: list[Path] = []
+    level = [folder]
+    for _ in range(MAX_DEPTH):
+        nxt: list[Path] = []
+        for d in level:
+            try:
+                children = sorted(p for p in d.iterdir() if p.is_dir() and not _skipped(p.name))
+            except OSError:
+                continue
+            for c in children:
+                (found if (c / RUN_FILE).is_file() else nxt).append(c)
+        level = nxt
+    return sorted(found)
+
+
+def expand_runs(paths: Iterable[Path | str]) -> list[Path]:
+    """Every run folder the given paths name: a run folder as itself, a demo, compare or
+    sweep folder as the runs inside it, in order, each once. Files given among the paths
+    (``runs/demo/*`` expands to ``demo.json`` and ``summary.json`` too) are skipped when
+    other paths name runs. Raises FileNotFoundError for a missing path and RunError when
+    no path holds a run."""
+    out: list[Path] = []
+    given = [Path(p) for p in paths]
+    for p in given:
+        if not p.exists():
+            raise FileNotFoundError(f"{p}: no such run folder")
+        if p.is_dir() and not _skipped(p.name):
+            out += [r for r in find_runs(p) if r not in out]
+    if not out:
+        names = ", ".join(str(p) for p in given)
+        raise RunError(f"{names}: not a run folder (no run.json), and none inside it; give "
+                       "folders written by `run`, `demo`, `compare --out` or `sweep`")
+    return out
+
+
+def read_run(path: Path | str) -> RunFolder:
+    """A run's settings and records; RunError naming the folder and the problem when
+    run.json is not a JSON object or no episode has finished."""
+    path = Path(path)
+    info_file = path / RUN_FILE
+    if not info_file.is_file():
+        raise RunError(f"{path}: not a run folder (no run.json); give folders written by "
+                       "`run`, `demo`, `compare --out` or `sweep`")
+    try:
+        info = json.loads(info_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunError(f"{info_file}: not valid JSON ({exc})") from None
+    if not isinstance(info, dict):
+        raise RunError(f"{info_file}: not a run description (not a JSON object)")
+    records = read_records(path)
+    if not records:
+        raise RunError(f"{path}: no finished episode yet")
+    return RunFolder(path, info, records)
+
+
+def run_names(infos: list[dict]) -> list[str]:
+    """A distinct label per run: the method, then the task set and the seed when needed.
+
+    >>> run_names([{"method": "a", "profile": "gaia", "seed": 0},
+    ...            {"method": "a", "profile": "gaia", "seed": 1}, {"method": "b"}])
+    ['a gaia seed 0', 'a gaia seed 1', 'b']
+    """
+    def label(info: dict, parts: int) -> str:
+        where = info.get("profile") or info.get("benchmark") or ""
+        bits = [str(info.get("method", "run")), str(where), f"seed {info.get('seed', 0)}"]
+        return " ".join(b for b in bits[:parts] if b)
+
+    names = []
+    for info in infos:
+        for parts in (1, 2, 3):
+            mine = label(info, parts)
+            if sum(label(o, parts) == mine for o in infos) == 1 or parts == 3:
+                break
+        names.append(mine)
+    counts = Counter(names)
+    seen: Counter[str] = Counter()
+    numbered = []
+    for n in names:  # identical settings in two folders: number them
+        seen[n] += 1
+        numbered.append(f"{n} ({seen[n]})" if counts[n] > 1 else n)
+    return numbered
