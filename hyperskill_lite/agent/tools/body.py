@@ -145,10 +145,12 @@ class Inflater:
         return bytes(out)
 
     def _over(self, out: bytearray) -> None:
-        if self.out > BOMB_RATIO * max(1, self.raw):
+        tail = len(self._d.unconsumed_tail) if self._d is not None else 0
+        consumed = self.raw - tail  # the compressed bytes it took to pass the cap
+        if self.out > BOMB_RATIO * max(1, consumed):
             raise BodyRefused(
                 f"the {self.coding} body inflates past {self.cap:,} bytes from "
-                f"{self.raw:,} bytes (more than {BOMB_RATIO} : 1): refused as a "
+                f"{consumed:,} bytes (more than {BOMB_RATIO} : 1): refused as a "
                 "decompression bomb")
         del out[len(out) - (self.out - self.cap):]
         self.out = self.cap

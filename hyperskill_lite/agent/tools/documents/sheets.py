@@ -36,8 +36,11 @@ def column_letter(j: int) -> str:
     return out
 
 
-def _trimmed(row: Iterable[Any]) -> list[Any]:
-    cells = list(row)
+def _trimmed(row: Iterable[Any], width: int) -> list[Any]:
+    cells = tuple(row)[:width]
+    if cells.count(None) == len(cells):  # an empty row, checked at C speed
+        return []
+    cells = list(cells)
     while cells and cell_text(cells[-1]) == "":
         cells.pop()
     return cells
@@ -60,7 +63,7 @@ def sheet_table(title: str, rows: Iterable[Iterable[Any]], caps: Caps,
     for i, row in enumerate(rows):
         if i >= caps.max_sheet_rows:
             break
-        kept.append(_trimmed(list(row)[: caps.max_sheet_cols]))
+        kept.append(_trimmed(row, caps.max_sheet_cols))
     while kept and not kept[-1]:
         kept.pop()
     width = max((len(r) for r in kept), default=0)
