@@ -51,9 +51,11 @@ QUOTED_PREFIX = "[quoted] "
 """What a line that looks like a role or protocol marker is prefixed with."""
 
 _SPECIAL = re.compile(r"<(\||｜)|(\||｜)>")
-_TEMPLATE_TAGS = re.compile(
-    r"\[(/?)(INST|SYS)\]|<<(/?)SYS>>|<(/?)(s|start_of_turn|end_of_turn|think|tool_call|"
-    r"tool_response|" + "|".join(FENCE_TAGS) + r")(?=[\s>/])",
+_TAG_NAMES = ("s", "start_of_turn", "end_of_turn", "think", "tool_call", "tool_response",
+              *FENCE_TAGS)
+_TEMPLATE_TAGS = re.compile(  # a Markdown extractor may have escaped "<" and "_" ("\\_")
+    r"\[(/?)(INST|SYS)\]|<<(/?)SYS>>|\\?<\\?(/?)("
+    + "|".join(n.replace("_", r"\\?_") for n in _TAG_NAMES) + r")(?=[\s>/\\])",
     re.I)
 _ROLE_LINE = re.compile(
     r"^([ \t>#*_-]*)(?=(observation( from [\w.-]+)?|thought|action|final answer|run failed|"
@@ -76,7 +78,7 @@ def neutralise_tokens(text: str) -> str:
             return "[ " + s[1:]
         if s.startswith("<<"):
             return "< <" + s[2:]
-        return "&lt;" + s[1:]
+        return "&lt;" + s.lstrip("\\")[1:]
 
     return _TEMPLATE_TAGS.sub(defuse, text)
 
