@@ -34,11 +34,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import sys
 import tempfile
 import threading
 import zipfile
 import zlib
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,14 @@ def _injection_page() -> str:
             "</body></html>")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that refuses a body hangs up mid-way: not worth a traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class HostileWeb(LoopbackServer):
     """The hostile web (module docstring).
 
@@ -166,6 +175,7 @@ class HostileWeb(LoopbackServer):
     """
 
     __test__ = False  # not a pytest test class
+    server_class = _QuietServer
 
     def __init__(self, files: bool = True) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="hsl-hostile-")
@@ -177,6 +187,10 @@ class HostileWeb(LoopbackServer):
 
     def _handler(self):
         return _handler(self)
+
+    def _started(self) -> None:
+        self.body("stacked")  # made before the first request, so no reader waits for them
+        self.body("bomb")
 
     def _stopped(self) -> None:
         self.stop_dripping.set()

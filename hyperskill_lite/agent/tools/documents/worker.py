@@ -1,8 +1,8 @@
 """The converter's child process: documents and HTML pages converted under limits, one
 request at a time, read from stdin and answered on stdout.
 
-``python -m hyperskill_lite.agent.tools.documents.worker '{"memory_mb": 1024}'`` (started
-by service.py, never by hand) first limits itself, before it reads any document:
+Started by service.py (never by hand; it imports documents/ without the package's
+public API, see ``service._BOOT``), it first limits itself, before it reads any document:
 address space (RLIMIT_AS, ``memory_mb``), no files written (RLIMIT_FSIZE 0), no core
 dumps, a few open files; it ignores Ctrl-C (the run handles it) and dies with its parent
 (PR_SET_PDEATHSIG on Linux; a closed stdin also ends it). Before each request it allows
