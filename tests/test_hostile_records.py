@@ -81,3 +81,18 @@ def test_check_prints_the_readers(env, capsys):
         assert main(["check", "--base-url", srv.base_url, "--model", "m", "--json"]) == 0
         found = json.loads(capsys.readouterr().out)
         assert found["readers"]["html"]["extractor"] == "trafilatura"
+
+
+def test_limits_are_set_from_the_command_line():
+    import argparse
+
+    from hyperskill_lite.cli.tool_options import add_arguments, settings_from_args
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    s = settings_from_args(p.parse_args(["--tool-limit", "fetch_deadline=60",
+                                         "--tool-limit", "max_inflated_bytes=300000000"]))
+    assert (s.fetch_deadline, s.max_inflated_bytes) == (60.0, 300_000_000)
+    assert isinstance(s.max_inflated_bytes, int) and s.to_dict()["fetch_deadline"] == 60.0
+    with pytest.raises(SystemExit):
+        p.parse_args(["--tool-limit", "max_rows=5"])
