@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hyperskill_lite.agent.framing import frame, neutralise_lines, neutralise_tokens, unframe
+from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
 from hyperskill_lite.agent.llm import (
     ChatReply,
     LLMError,
@@ -378,11 +378,11 @@ class AgentExecutor:
         observe = {
             "role": "user",
             "content": f"Observation from {name}:\n"
-            + frame(_short(obs, self.max_observation_chars), name, _source(name, args)),
+            + frame(_short(obs, self.max_observation_chars), name, tool_source(name, args)),
         }
         note += (
             f"\nAction: {name}({_short(json.dumps(args, ensure_ascii=False), 300)})"
-            f"\nObservation: {_defused(_short(obs, self.trajectory_chars))}"
+            f"\nObservation: {defuse(_short(obs, self.trajectory_chars))}"
         )
         return None, _Step([said, observe], note, [name], _errors(t, name, obs))
 
@@ -442,7 +442,7 @@ class AgentExecutor:
                 obs = self._run_tool(name, args)
                 names.append(name)
                 errors += _errors(t, name, obs)
-                obs = frame(_short(obs, self.max_observation_chars), name, _source(name, args))
+                obs = frame(_short(obs, self.max_observation_chars), name, tool_source(name, args))
             messages.append(
                 {
                     "role": "tool",
@@ -453,7 +453,7 @@ class AgentExecutor:
             shown = raw if isinstance(raw, str) else json.dumps(raw)
             lines.append(f"Action: {name}({_short(shown, 300)})")
             if name != "final_answer":
-                lines.append(f"Observation: {_defused(_short(unframe(obs), self.trajectory_chars))}")
+                lines.append(f"Observation: {defuse(_short(unframe(obs), self.trajectory_chars))}")
         return answer, _Step(messages, "\n".join(lines), names, errors)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> str:
@@ -500,28 +500,12 @@ def _add_usage(usage: Any, op: str, calls: int, prompt: int, completion: int) ->
         usage.by_op[op]["calls"] += calls - 1
 
 
-def _source(name: str, args: dict[str, Any]) -> str:
-    """Where a tool's output comes from, for its frame: the URL, the file, the query."""
-    if name == "crawl_page":
-        return str(args.get("url", ""))
-    if name.startswith("inspect_file"):
-        return str(args.get("path") or args.get("file_path") or "")
-    if name == "web_search":
-        return f"web search: {args.get('query', '')}"
-    return ""
-
-
 def _errors(step: int, name: str, obs: str) -> list[dict[str, Any]]:
     """The failed call as ``meta["tool_errors"]`` lists it (from the observation, so a
     replay, which runs no tool, records the same)."""
     if not obs.startswith("Error:"):
         return []
     return [{"step": step, "tool": name, "error": _short(obs.splitlines()[0], 400)}]
-
-
-def _defused(text: str) -> str:
-    """An observation as the trajectory keeps it: tokens and role lines defused."""
-    return neutralise_lines(neutralise_tokens(text))
 
 
 def _short(text: str, n: int) -> str:
