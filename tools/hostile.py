@@ -174,7 +174,7 @@ def run_case(case: Case, folder: Path, web: HostileWeb, srv: ScriptedServer) -> 
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     records = out / "episodes.jsonl"
-    return {"rc": proc.returncode, "seconds": round(time.monotonic() - t0, 1),
+    return {"rc": proc.returncode, "seconds": round(time.monotonic() - t0, 1), "out": str(out),
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
             "output": log.read_text(errors="replace"),
             "records": [json.loads(ln) for ln in records.read_text().splitlines()
@@ -202,11 +202,12 @@ def check(case: Case, got: dict[str, Any], seen: str | None) -> list[str]:
     if got["peak_rss_mb"] * 1024 * 1024 > RSS_LIMIT:
         problems.append(f"peak RSS {got['peak_rss_mb']} MB over 1.5 GB")
     if case.row_file:  # refused before the run starts
-        lines = [ln for ln in got["output"].splitlines() if ln.strip()]
-        if got["rc"] != 2 or len(lines) != 1 or not lines[0].startswith("error:") \
-                or case.expect not in lines[0]:
+        errors = [ln for ln in got["output"].splitlines() if ln.startswith("error:")]
+        if got["rc"] != 2 or len(errors) != 1 or case.expect not in errors[0]:
             problems.append(f"expected exit 2 and one error line, got {got['rc']}: "
                             f"{got['output'][-300:]!r}")
+        if (folder := got.get("out")) and Path(folder).exists():
+            problems.append("the refused run wrote its folder")
         return problems
     if got["rc"] != 0:
         problems.append(f"exit {got['rc']}: {got['output'][-300:]!r}")

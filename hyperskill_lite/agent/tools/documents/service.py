@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import select
 import signal
@@ -39,6 +40,8 @@ from hyperskill_lite.agent.tools.documents.frames import HEAD as _HEAD
 from hyperskill_lite.agent.tools.documents.kinds import Caps, DocumentError
 
 __all__ = ["Converter", "shared_converter", "worker_env"]
+
+log = logging.getLogger(__name__)
 
 _PACKAGE = Path(__file__).resolve().parents[3]
 _PACKAGE_PARENT = str(_PACKAGE.parent)
@@ -88,14 +91,14 @@ class Converter:
         CPU seconds per request (RLIMIT_CPU, renewed before each request).
     timeout
         Wall-clock seconds per request.
-    cache_size
-        Results kept (most recent first out last).
+    cache_size, cache_chars
+        Results kept, at most, and their characters in total (the oldest go first).
     """
 
     def __init__(self, memory_mb: int = 1024, cpu_seconds: int = 30, timeout: float = 60.0,
-                 cache_size: int = 24) -> None:
+                 cache_size: int = 24, cache_chars: int = 20_000_000) -> None:
         self.memory_mb, self.cpu_seconds, self.timeout = memory_mb, cpu_seconds, timeout
-        self.cache_size = cache_size
+        self.cache_size, self.cache_chars = cache_size, cache_chars
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[str, ...], tuple[str, str, str] | str] = OrderedDict()
@@ -103,6 +106,8 @@ class Converter:
         """Requests the worker has run (cache hits not counted)."""
         self.starts = 0
         """Workers started (one, plus one after each stop)."""
+        self.refused_limits: list[str] = []
+        """Limits the system would not set in the worker (none on Linux)."""
 
     # -- public ----------------------------------------------------------------------
     def document(self, name: str, data: bytes, caps: Caps | None = None) -> tuple[str, str]:
@@ -133,7 +138,9 @@ class Converter:
             else:
                 hit = self._convert(op, name, url, data, caps)
                 self._cache[key] = hit
-                while len(self._cache) > self.cache_size:
+                while len(self._cache) > 1 and (
+                        len(self._cache) > self.cache_size
+                        or sum(_size(v) for v in self._cache.values()) > self.cache_chars):
                     self._cache.popitem(last=False)
         if isinstance(hit, str):
             raise DocumentError(hit)
@@ -180,6 +187,12 @@ class Converter:
         if not ready[0].get("ready"):
             self._stop(kill=True)
             raise _Stopped("the document converter did not start properly")
+        refused = ready[0].get("refused_limits") or []
+        if refused and not self.refused_limits:
+            log.warning("this system refused the document converter's %s: documents are "
+                        "converted without %s", ", ".join(refused),
+                        "that limit" if len(refused) == 1 else "those limits")
+        self.refused_limits = list(refused)
         return self._proc
 
     def _request(self, req: dict[str, Any], data: bytes,
@@ -255,6 +268,10 @@ class Converter:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _size(v: tuple[str, str, str] | str) -> int:
+    return len(v) if isinstance(v, str) else len(v[1])
 
 
 _SHARED: dict[tuple[int, int, float], Converter] = {}

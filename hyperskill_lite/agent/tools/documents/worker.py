@@ -31,12 +31,17 @@ from hyperskill_lite.agent.tools.documents.frames import recv, send
 
 __all__ = ["main"]
 
-def _limit(memory_mb: int) -> None:
+def _limit(memory_mb: int) -> list[str]:
+    """Set the worker's limits; the names of those the system refused (macOS does not
+    enforce RLIMIT_AS, for one)."""
     mem = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    refused = []
+    for name, value in (("RLIMIT_AS", mem), ("RLIMIT_FSIZE", 0), ("RLIMIT_CORE", 0),
+                        ("RLIMIT_NOFILE", 64)):
+        try:
+            resource.setrlimit(getattr(resource, name), (value, value))
+        except (ValueError, OSError, AttributeError):
+            refused.append(name)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
@@ -44,6 +49,7 @@ def _limit(memory_mb: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PDEATHSIG
     except (OSError, AttributeError):
         pass  # not Linux: a closed stdin still ends the worker
+    return refused
 
 
 def _cpu_budget(seconds: int) -> None:
@@ -95,10 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cfg = json.loads(argv[0]) if argv else {}
     memory_mb = int(cfg.get("memory_mb", 1024))
-    _limit(memory_mb)
+    refused = _limit(memory_mb)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a library's print() never corrupts a frame
-    send(stdout, {"ready": True})
+    send(stdout, {"ready": True, "refused_limits": refused})
     while True:
         got = recv(stdin)
         if got is None:
