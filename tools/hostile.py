@@ -25,8 +25,8 @@ the metadata itself: the run must refuse it before it starts (exit 2, one ``erro
 line). It prints, per case, the seconds from the model's tool call to the tool's
 result (the scripted server's arrival times of the two requests) and the peak RSS.
 
-Exit code 0 only when every case passed. Cases run three at a time (the slow drips
-wait, they do not compute).
+Exit code 0 only when every case passed. Cases run four at a time, the two slow drips
+first (they wait, they do not compute).
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "hostile")
     ap.add_argument("--case", action="append", choices=[c.name for c in CASES], default=None)
-    ap.add_argument("--workers", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=4)
     args = ap.parse_args(argv)
     claim_folder(args.out, MARKER, "hostile-suite folder", "hyperskill_lite.hostile/1", {})
     for old in args.out.glob("suite-*"):  # ours: earlier suites' case folders

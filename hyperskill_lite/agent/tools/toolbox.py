@@ -60,6 +60,8 @@ __all__ = ["Toolbox", "TOOL_SCHEMAS", "TOOL_OPS", "build_toolbox", "tool_schema"
 MODEL_TEXT_CHARS = 60_000
 """Characters of a page or file a model reads to summarise it or answer a question (the
 anchor harness's crawl_page limit)."""
+LOG_KEPT = 1000
+"""Failed calls `Toolbox.log` keeps (the latest)."""
 OP_CRAWL, OP_FILE = "tool:crawl_summary", "tool:inspect_file_as_text"
 TOOL_OPS = (OP_CRAWL, OP_FILE, OP_IMAGE, OP_AUDIO)
 """The op names under which model calls made inside tools are counted."""
@@ -307,6 +309,7 @@ class Toolbox:
         self.log.append({"tool": name, "seconds": round(seconds, 3),
                          "exception": type(e).__name__, "error": line,
                          "unexpected": not expected})
+        del self.log[:-LOG_KEPT]  # a long run keeps the latest failures only
         if expected:
             log.info("tool %s: %s (%.1f s)", name, line, seconds)
         else:
