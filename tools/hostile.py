@@ -235,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", action="append", choices=[c.name for c in CASES], default=None)
     ap.add_argument("--workers", type=int, default=4)
     args = ap.parse_args(argv)
+    args.out = args.out.resolve()  # each case's run starts in its own folder
     claim_folder(args.out, MARKER, "hostile-suite folder", "hyperskill_lite.hostile/1", {})
     for old in args.out.glob("suite-*"):  # ours: earlier suites' case folders
         shutil.rmtree(old, ignore_errors=True)
