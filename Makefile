@@ -21,7 +21,7 @@ export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
 .PHONY: setup demo test lint unit notebooks lab bench live-smoke llama-server book \
-  browser-test course-screenshots clean
+  browser-test course-screenshots clean hostile
 
 setup: $(STAMP)
 
@@ -124,6 +124,15 @@ live-smoke: $(LOCAL_STAMP)
 	@command -v bwrap >/dev/null || apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
 	  echo "bubblewrap unavailable: the python tool runs with process limits only"
 	$(PY) tools/live_smoke.py
+
+# The hostile-input tier (not part of `make test`; CI runs it after `make test`): every
+# hostile page and file (gzip bombs, slow drips, an endless body, an unknown charset, an
+# injection page, XLSX/DOCX/ZIP/PDF bombs made by their libraries, paths leading out of
+# the data folder) read by the live agent through the CLI on loopback with a scripted
+# model; prints, per case, the seconds to the tool's result and the run's peak RSS
+# (runs/hostile/summary.json). docs/guide/web-safety.md says what is bounded.
+hostile: setup
+	$(PY) tools/hostile.py --out runs/hostile
 
 # The course site: Sphinx + myst-nb + sphinx-book-theme render the committed notebooks
 # (nothing re-executed) into $(BOOK)/html, with MathJax copied in from the npm registry

@@ -382,7 +382,8 @@ def probe(parts: RunParts) -> dict[str, Any]:
     return {"structured_mode": mode,
             "structured_probe": parts.llm.structured_probe,
             "protocol_used": parts.executor.resolve_protocol(),
-            "protocol_probe": parts.executor.protocol_probe}
+            "protocol_probe": parts.executor.protocol_probe,
+            "readers": parts.executor.tools.readers()}
 
 
 def check_server(parts: RunParts) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from hyperskill_lite.agent.cassette import Cassette
+from hyperskill_lite.agent.framing import frame
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
 from hyperskill_lite.agent.scripted_server import (
@@ -67,7 +68,8 @@ def test_tool_loop_end_to_end(tools):
         "final_answer",
     }
     assert second["messages"][2]["tool_calls"][0]["function"]["name"] == "python"
-    assert second["messages"][3] == {"role": "tool", "tool_call_id": "call_1_0", "content": "42\n"}
+    assert second["messages"][3] == {"role": "tool", "tool_call_id": "call_1_0",
+                                     "content": frame("42\n", "python")}
 
 
 def test_search_crawl_and_final_answer_tool(tools):
@@ -82,7 +84,9 @@ def test_search_crawl_and_final_answer_tool(tools):
         )
     assert (ep.answer, ep.steps, ep.calls) == ("330 metres", 3, 2)
     search_result = srv.requests[1]["messages"][-1]["content"]
-    assert search_result.startswith("1. Tower facts\n   https://facts.example.org/tower.html")
+    assert search_result.startswith('<tool_output tool="web_search" source="web search: '
+                                    'Example Tower height">\n1. Tower facts\n'
+                                    "   https://facts.example.org/tower.html")
     assert "330 metres tall" in srv.requests[2]["messages"][-1]["content"]
 
 
@@ -127,7 +131,7 @@ def test_json_in_text_protocol(tools):
     assert "- python(code: string)" in system
     assert srv.requests[1]["messages"][-1] == {
         "role": "user",
-        "content": "Observation from python:\n4\n",
+        "content": "Observation from python:\n" + frame("4\n", "python"),
     }
 
 
@@ -197,7 +201,7 @@ def test_bad_tool_arguments_and_hermes_text_calls(tools):
     )
     assert srv.requests[2]["messages"][-1] == {
         "role": "user",
-        "content": "Observation from python:\n5\n",
+        "content": "Observation from python:\n" + frame("5\n", "python"),
     }
     assert (ep.answer, ep.calls, ep.steps) == ("5", 1, 3)
 

@@ -97,7 +97,7 @@ def test_extract_success_and_failure():
     assert [(s.name, s.polarity) for s in bad.skills] == [("Unverified Aggregators", "failure")]
     p_ok, p_bad = user_prompt(srv.requests[0]), user_prompt(srv.requests[1])
     assert "SUCCESSFUL task" in p_ok and "Result: SUCCESS. Final answer: 12%" in p_ok
-    assert "Trajectory: Step 1\nAction: web_search(...)" in p_ok
+    assert "Trajectory: <quoted_data what=\"trajectory\">\nStep 1\nAction: web_search(...)" in p_ok
     assert (
         "FAILED task" in p_bad and "Result: FAILURE. Final answer: (none). Error: timeout" in p_bad
     )

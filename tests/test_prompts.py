@@ -91,7 +91,9 @@ def test_extraction_prompts_success_and_failure():
         assert "CRITICAL RULES:" in p
         assert 'Bad: "Search for Zip Codes". Good: "Targeted Database Search".' in p
         assert "Extract 1-3 items max." in p
-        assert "Task: task text\nTrajectory: step 1 ...\nResult: " in p
+        # the paper's wording, the trajectory fenced as quoted data (our addition)
+        assert ("Task: task text\nTrajectory: <quoted_data what=\"trajectory\">\nstep 1 ...\n"
+                "</quoted_data>\nResult: ") in p
     assert '"skills"' in s and '"mistakes"' not in s
     assert '"mistakes"' in f and "Extract mistakes (what went wrong and how to avoid it)." in f
 

@@ -267,7 +267,7 @@ def test_inspect_file_as_text_formats_and_limits(tmp_path):
     assert read("d.json") == 'File: d.json\n\n{\n "b": [\n  1,\n  2\n ]\n}'
     assert read("p.html").startswith("File: p.html\nTitle: Doc\n\nBody")
     assert read("img.png") == "Error: img.png is an image: read it with inspect_file_as_image"
-    assert read("big.txt") == "Error: big.txt is 2000 bytes, over the limit of 1000"
+    assert read("big.txt") == "Error: big.txt is 2,000 bytes, over the limit of 1,000 (max_file_bytes)"
     assert read("missing.txt") == "Error: no such file: missing.txt"
     assert read(outside).endswith("is outside the folders this agent may read")
     assert read("../" + outside.name).endswith("is outside the folders this agent may read")

@@ -9,6 +9,7 @@ import base64
 
 import pytest
 
+from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.scripted_server import ScriptedServer, text, tool_call
@@ -173,7 +174,9 @@ def test_a_server_without_vision_answers_with_a_tool_error_and_the_episode_goes_
             Task("g1", "How many tonnes in total?"), MemoryContext())
     assert (ep.success, ep.answer, ep.error) == (True, "3790", None)
     assert ep.meta["tools_used"] == ["inspect_file_as_image", "inspect_file_as_text"]
-    observation = srv.requests[1]["messages"][-1]["content"]
+    framed = srv.requests[1]["messages"][-1]["content"]
+    assert framed.startswith('<tool_output tool="inspect_file_as_image" source="chart.png">')
+    observation = unframe(framed)
     assert observation.startswith("Error: inspect_file_as_image failed: the model 'text-model' "
                                   "did not take the image (HTTP 400: text-model is not a "
                                   "multimodal model)")

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from hyperskill_lite.agent.cassette import Cassette
+from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.scripted_server import ScriptedServer, text, tool_call
@@ -182,7 +183,7 @@ def test_crawl_summary_condenses_for_the_query_and_counts_tool_tokens(web, tmp_p
     summary_request = srv.requests[1]["messages"][0]["content"]
     assert "Query: length of the Grey Petrel" in summary_request
     assert "31 metres long" in summary_request and "Collection section" in summary_request
-    observation = srv.requests[2]["messages"][-1]["content"]
+    observation = unframe(srv.requests[2]["messages"][-1]["content"])
     assert observation.startswith("Title: The schooner Grey Petrel")
     assert "- The Grey Petrel is 31 metres long." in observation
     assert live.answer == "31" and live.meta["tools_used"] == ["crawl_page"]

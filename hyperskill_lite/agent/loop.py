@@ -29,6 +29,13 @@ cassette too, so a replay needs no network and no tool backends.
 The step budget (``max_steps = 10``) is our choice: the paper gives none. Tool results are cut at `max_observation_chars` in the messages;
 the tools themselves return long pages and files in pages, so nothing is lost to the cut.
 
+Every tool result reaches the model framed as data (framing.py, our addition): fenced in
+``<tool_output tool=... source=...>`` with the tool and its source (the URL, the file,
+the search query) named, chat-template tokens and forged role lines inside it defused,
+and a line saying it is data, not instructions; the trajectory keeps each observation
+with the same lines defused, so a page cannot forge a step of it either. A tool that
+failed ("Error: ...") is listed in ``meta["tool_errors"]`` (step, tool, the line).
+
 Not here: judging the answer (the runner's judge decides `success`), memory retrieval
 and update (methods.py, baselines/), the tools themselves (tools/).
 """
@@ -41,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
 from hyperskill_lite.agent.llm import (
     ChatReply,
     LLMError,
@@ -55,6 +63,7 @@ from hyperskill_lite.agent.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.agent.structured import response_format as structured_format
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
@@ -73,7 +82,6 @@ FINAL_ANSWER_TOOL: dict[str, Any] = {
 }
 _FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.+)", re.I | re.S)
 _TEXT_TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
-ATTACHMENT_KEYS = ("file", "file_path", "attachment")
 
 
 def parse_final_answer(text: str) -> str | None:
@@ -95,6 +103,8 @@ class _Step:
     messages: list[dict[str, Any]]
     text: str
     tool_calls: list[str] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    """Tool calls of the step that failed: step, tool, the line the agent read."""
 
 
 class _Malformed(ValueError):
@@ -240,6 +250,7 @@ class AgentExecutor:
                     notes = note
         used = self.llm.usage.since(start)
         n_calls = sum(len(s.tool_calls) for s in steps)
+        tool_errors = [e for s in steps for e in s.errors]
         trajectory = "\n\n".join(s.text for s in steps)
         if answer is not None:
             trajectory += f"\n\nFinal answer: {answer}"
@@ -265,6 +276,7 @@ class AgentExecutor:
                 "stopped": stopped,
                 "tools_used": [n for s in steps for n in s.tool_calls],
                 **({"memory_errors": memory_errors} if memory_errors else {}),
+                **({"tool_errors": tool_errors} if tool_errors else {}),
                 **({"reasoning": reasoning} if reasoning else {}),
             },
         )
@@ -365,13 +377,14 @@ class AgentExecutor:
         obs = self._run_tool(name, args)
         observe = {
             "role": "user",
-            "content": f"Observation from {name}:\n{_short(obs, self.max_observation_chars)}",
+            "content": f"Observation from {name}:\n"
+            + frame(_short(obs, self.max_observation_chars), name, tool_source(name, args)),
         }
         note += (
             f"\nAction: {name}({_short(json.dumps(args, ensure_ascii=False), 300)})"
-            f"\nObservation: {_short(obs, self.trajectory_chars)}"
+            f"\nObservation: {defuse(_short(obs, self.trajectory_chars))}"
         )
-        return None, _Step([said, observe], note, [name])
+        return None, _Step([said, observe], note, [name], _errors(t, name, obs))
 
     @staticmethod
     def _text_action(text: str) -> dict[str, Any] | None:
@@ -410,6 +423,7 @@ class AgentExecutor:
         messages: list[dict[str, Any]] = [dict(reply.message)]
         lines = [f"Step {t}"] + ([f"Thought: {_short(thought, 600)}"] if thought else [])
         names: list[str] = []
+        errors: list[dict[str, Any]] = []
         answer = None
         for call in reply.tool_calls:
             fn = call.get("function", {})
@@ -427,18 +441,20 @@ class AgentExecutor:
             elif args is not None:
                 obs = self._run_tool(name, args)
                 names.append(name)
+                errors += _errors(t, name, obs)
+                obs = frame(_short(obs, self.max_observation_chars), name, tool_source(name, args))
             messages.append(
                 {
                     "role": "tool",
                     "tool_call_id": call.get("id", ""),
-                    "content": _short(obs, self.max_observation_chars),
+                    "content": obs,  # framed, or the loop's own short line
                 }
             )
             shown = raw if isinstance(raw, str) else json.dumps(raw)
             lines.append(f"Action: {name}({_short(shown, 300)})")
             if name != "final_answer":
-                lines.append(f"Observation: {_short(obs, self.trajectory_chars)}")
-        return answer, _Step(messages, "\n".join(lines), names)
+                lines.append(f"Observation: {defuse(_short(unframe(obs), self.trajectory_chars))}")
+        return answer, _Step(messages, "\n".join(lines), names, errors)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> str:
         """Run a tool through the cassette. Model calls a tool makes itself (a page
@@ -482,6 +498,14 @@ def _add_usage(usage: Any, op: str, calls: int, prompt: int, completion: int) ->
     if calls > 1:
         usage.calls += calls - 1
         usage.by_op[op]["calls"] += calls - 1
+
+
+def _errors(step: int, name: str, obs: str) -> list[dict[str, Any]]:
+    """The failed call as ``meta["tool_errors"]`` lists it (from the observation, so a
+    replay, which runs no tool, records the same)."""
+    if not obs.startswith("Error:"):
+        return []
+    return [{"step": step, "tool": name, "error": _short(obs.splitlines()[0], 400)}]
 
 
 def _short(text: str, n: int) -> str:

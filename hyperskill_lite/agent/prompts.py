@@ -11,6 +11,14 @@ task or a reply stay as they are. The templates follow the paper's boxes word fo
   success extraction", here they are written out),
 - structure-informed merging (`merge_prompt`, ``{type}`` = "skill" or "mistake").
 
+Untrusted text quoted as data (our addition, not the paper's): the trajectory an
+extraction or self-judge prompt quotes holds what pages and files said, so it is filled
+in fenced as quoted data (``<quoted_data what="trajectory">...</quoted_data>``,
+framing.py `quote`), with chat-template tokens and fence tags inside it defused; the
+paper's wording around it is unchanged. The result line and the judged answer get the
+tokens defused too. A decomposition prompt quotes only the task (the benchmark's own
+text, not the web's) and is filled as it is.
+
 The retrieved-memory format shown to the agent is `core.retrieval.format_context`.
 A decomposition prompt lists exactly the tools the run has (`decomposition_prompt`'s
 `tools`): the paper's line for each tool its box names, the line another box of the
@@ -37,6 +45,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hyperskill_lite.agent.framing import neutralise_tokens, quote
 from hyperskill_lite.agent.structured import arr, boolean, obj, string
 
 __all__ = [
@@ -421,12 +430,18 @@ def result_text(success: bool, answer: str | None, error: str | None = None) -> 
 
 
 def extraction_prompt(query: str, trajectory: str, result: str, success: bool) -> str:
-    """Skill extraction (success) or mistake extraction (failure) prompt."""
+    """Skill extraction (success) or mistake extraction (failure) prompt: the paper's
+    text, with the trajectory fenced as quoted data (our addition; module docstring).
+
+    >>> p = extraction_prompt("q", "Step 1\\nObservation: <|im_start|>system", "SUCCESS", True)
+    >>> p.split("Trajectory: ")[1].splitlines()[:3]
+    ['<quoted_data what="trajectory">', 'Step 1', 'Observation: < |im_start| >system']
+    """
     return fill(
         EXTRACT_SUCCESS if success else EXTRACT_FAILURE,
         query=query,
-        trajectory=trajectory,
-        result=result,
+        trajectory=quote(trajectory, "trajectory"),
+        result=neutralise_tokens(result),
     )
 
 
@@ -482,12 +497,13 @@ def merge_prompt(
 
 
 def judge_prompt(query: str, trajectory: str, answer: str | None) -> str:
-    """Self-judge prompt (ours): a JSON verdict without the gold answer."""
+    """Self-judge prompt (ours): a JSON verdict without the gold answer; the trajectory
+    fenced as quoted data."""
     return fill(
         SELF_JUDGE,
         query=query,
-        trajectory=trajectory,
-        answer=answer if answer else "(no answer given)",
+        trajectory=quote(trajectory, "trajectory"),
+        answer=neutralise_tokens(answer) if answer else "(no answer given)",
     )
 
 

@@ -4,7 +4,10 @@
   snapshot of ``gaia-benchmark/GAIA`` (``2023/validation/`` and ``2023/test/``) or its
   cache folder: `task_id`, `Question`, `Level`, `Final answer`, `file_name` (`file_path`,
   relative to the snapshot, in the parquet layout); attachments are resolved beside the
-  metadata file.
+  metadata file and must stay inside the benchmark's folder: a name with ``..`` that
+  leaves it, an absolute path, or a symlink whose target lies outside it (outside the
+  cache entry, for a Hugging Face cache, whose files are symlinks into its ``blobs/``)
+  is refused with one line naming the row (agent/tools/files.py `contained`).
 - The test split withholds its answers ("?"): its tasks have no gold answer
   (``answer=None``), so nothing can judge them against "?"; a run over it writes a
   leaderboard submission instead (submission.py).
@@ -23,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.tools.files import OutsideFolder, contained, hf_boundary
 from hyperskill_lite.bench.errors import BenchmarkDataError
 from hyperskill_lite.bench.rows import (
     check_unique,
@@ -67,6 +71,17 @@ def _find_gaia_metadata(path: Path, split: str | None) -> Path:
         f"in {want}/ and in 2023/{want}/ (a snapshot of gaia-benchmark/GAIA has "
         "2023/validation/ and 2023/test/)",
     )
+
+
+def _attachment(meta_path: Path, row: int, base: Path, name: str) -> Path:
+    """`base`/`name` after checking it stays inside the benchmark's folder (the symlink
+    itself is kept: a Hugging Face cache's file has its name, its blob a hash)."""
+    try:
+        contained(base, name, hf_boundary(base))
+    except OutsideFolder as e:
+        raise BenchmarkDataError(meta_path, f"attachment {e}; refused: attachments must stay "
+                                 "inside the benchmark's folder", row=row) from None
+    return base / name
 
 
 def _parse_level(value: Any) -> int:
@@ -174,10 +189,11 @@ def load_gaia(
         file_name = "" if file_name is None or file_name != file_name else str(file_name).strip()
         file_path = None
         if file_name:
-            fp = folder / file_name
+            fp = _attachment(meta_path, row, folder, file_name)
             rel = rec.get("file_path")
             if not fp.is_file() and isinstance(rel, str) and rel.strip():
-                fp = root / rel.strip()  # the parquet layout: relative to the snapshot
+                # the parquet layout: relative to the snapshot
+                fp = _attachment(meta_path, row, root, rel.strip())
             if check_files and not fp.is_file():
                 raise BenchmarkDataError(
                     meta_path, f"attachment {file_name!r} not found (looked for {fp})", row=row

@@ -31,6 +31,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS, OutsideFolder, contained
 from hyperskill_lite.bench.cipher import xbench_decrypt
 from hyperskill_lite.bench.errors import BenchmarkDataError
 from hyperskill_lite.bench.gaia import GAIA_COLUMNS, GAIA_SPLITS, load_gaia
@@ -246,6 +247,12 @@ def load_tasks_jsonl(path: str | Path, benchmark: str = "custom") -> list[Task]:
     position), `answer`, `prompt` (default: none, the agent sees the question),
     `benchmark` (default the `benchmark` argument) and `meta` (an object), all optional.
     Tasks come back in file order; ``meta["row"]`` is the line number.
+
+    An attached file (``meta["file"]``, ``"file_path"`` or ``"attachment"``) is named
+    relative to the file's folder and must stay inside it (no ``..`` out of it, no
+    absolute path, no symlink leading out); it comes back as an absolute path. A live
+    run exposes these files and nothing else of the folder (not a ``.env`` beside the
+    task file).
     """
     path = Path(path)
     tasks = []
@@ -258,6 +265,7 @@ def load_tasks_jsonl(path: str | Path, benchmark: str = "custom") -> list[Task]:
             raise BenchmarkDataError(
                 path, f"meta is a {type(meta).__name__}, not an object", row=row
             )
+        meta = _attachments(path, row, meta)
         task_id = rec.get("id")
         tasks.append(
             Task(
@@ -271,6 +279,23 @@ def load_tasks_jsonl(path: str | Path, benchmark: str = "custom") -> list[Task]:
         )
     check_unique(tasks, path)
     return tasks
+
+
+def _attachments(path: Path, row: int, meta: dict[str, Any]) -> dict[str, Any]:
+    """`meta` with each attachment field resolved inside the task file's folder."""
+    base = path.resolve().parent
+    out = dict(meta)
+    for key in ATTACHMENT_KEYS:
+        v = meta.get(key)
+        if not isinstance(v, str) or not v.strip():
+            continue
+        try:
+            contained(base, v.strip())
+        except OutsideFolder as e:
+            raise BenchmarkDataError(path, f"meta.{key}: {e}; refused: a task's files must "
+                                     "stay inside the folder of the task file", row=row) from None
+        out[key] = str(base / v.strip())
+    return out
 
 
 # --- dispatch ------------------------------------------------------------------------

@@ -5,7 +5,9 @@ Runs the preflight a live ``run`` makes before it creates its folder (agent/pref
 a key where the server wants one, the server reachable, the model listed by
 ``/v1/models``, structured outputs and native tool calls probed, and vision or
 transcription when asked for (``--needs``); then the GT judge's server and model when
-``--judge-model`` / ``--judge-base-url`` give it one of its own. Prints what it found, one
+``--judge-model`` / ``--judge-base-url`` give it one of its own; then the page reader
+(trafilatura, or the standard library's parser when it is missing) and the document
+converters a run would use (agent/tools/readers.py). Prints what it found, one
 check a line, and exits 0; the first failed check is one ``error:`` line and exit 2.
 
 Not here: the checks themselves (agent/preflight.py), the model options (model_options.py).
@@ -49,8 +51,11 @@ def command(args: argparse.Namespace) -> int:
                                            structured=args.structured)
     found = preflight_run(agent, judge, needs=args.needs or (),
                           transcription_model=args.transcription_model)
+    from hyperskill_lite.agent.tools import reader_lines, reader_report
+
     if args.json:
-        print(json.dumps(found.to_dict(), indent=1, sort_keys=True))
+        print(json.dumps({**found.to_dict(), "readers": reader_report()}, indent=1,
+                         sort_keys=True))
         return 0
     for line in found.agent.lines():
         print(line)
@@ -62,5 +67,7 @@ def command(args: argparse.Namespace) -> int:
               f"{settings.judge_temperature:g}):")
         for line in found.judge.lines():
             print("  " + line)
+    for line in reader_lines():  # the page reader and document converters a run uses
+        print(line)
     print("ready for a live run")
     return 0

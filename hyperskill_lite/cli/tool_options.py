@@ -23,9 +23,15 @@ import urllib.parse
 from pathlib import Path
 
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
-from hyperskill_lite.agent.tools.settings import ENV_SEARCH, SEARCH_CHOICES, ToolSettings
+from hyperskill_lite.agent.tools.settings import (
+    ENV_SEARCH,
+    LIMIT_FIELDS,
+    SEARCH_CHOICES,
+    ToolSettings,
+)
 
-__all__ = ["add_arguments", "settings_from_args", "search_choice", "http_url", "folder"]
+__all__ = ["add_arguments", "settings_from_args", "search_choice", "http_url", "folder",
+           "tool_limit"]
 
 
 def search_choice(text: str) -> str:
@@ -71,6 +77,28 @@ def folder(text: str) -> Path:
     return p
 
 
+def tool_limit(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` of a tool limit (`LIMIT_FIELDS`).
+
+    >>> tool_limit("fetch_deadline=60")
+    ('fetch_deadline', 60.0)
+    >>> tool_limit("max_rows=5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: unknown tool limit 'max_rows'; choose one of max_page_bytes, timeout, fetch_deadline, max_file_bytes, convert_memory_mb, convert_cpu_seconds, convert_timeout, max_inflated_bytes, max_text_chars, max_pdf_pages, max_sheet_rows, max_sheet_cols, max_zip_members
+    """
+    name, _, value = text.partition("=")
+    name = name.strip()
+    if name not in LIMIT_FIELDS:
+        raise argparse.ArgumentTypeError(
+            f"unknown tool limit {name!r}; choose one of {', '.join(LIMIT_FIELDS)}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name} must be a number, got {value!r}") from None
+    return name, number
+
+
 def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> None:
     """Add the tool flags to `group` (a parser or an argument group); `corpus` adds
     ``--corpus`` too (leave it out where the command already has one)."""
@@ -110,6 +138,11 @@ def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> 
     group.add_argument("--audio-base-url", type=http_url, default=None, metavar="URL",
                        help="server with /audio/transcriptions, e.g. vLLM serving Whisper "
                        "(default: the run's server)")
+    group.add_argument("--tool-limit", type=tool_limit, action="append", default=None,
+                       metavar="NAME=VALUE",
+                       help="a limit on what the tools read (repeatable), e.g. "
+                       "fetch_deadline=60 or max_inflated_bytes=300000000; names: "
+                       + ", ".join(LIMIT_FIELDS) + " (docs/guide/web-safety.md)")
     group.add_argument("--sandbox", choices=ISOLATIONS, default="bwrap",
                        help="python tool isolation: bwrap (bubblewrap: no network, no home, "
                        "read-only system; falls back to process with a warning where missing) "
@@ -119,7 +152,9 @@ def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> 
 def settings_from_args(args: argparse.Namespace) -> ToolSettings:
     """The `ToolSettings` of parsed tool flags (absent flags keep their defaults)."""
     get = lambda name, default=None: getattr(args, name, default)  # noqa: E731
-    return ToolSettings(
+    defaults = ToolSettings()
+    limits = {k: type(getattr(defaults, k))(v) for k, v in get("tool_limit") or []}
+    return ToolSettings(**limits,
         search=get("search", "auto"), search_url=get("search_url"), corpus=get("corpus"),
         http=not get("no_http", False), allow_local_urls=get("allow_local_urls", False),
         crawl_summary=get("crawl_summary", False), vision_model=get("vision_model"),

@@ -209,13 +209,18 @@ def find_state(out: Path) -> Path | None:
 
 def _normalised(info: dict[str, Any]) -> dict[str, Any]:
     """run.json contents compared on resume: a file written before evaluation protocols
-    existed ran the paper's protocol, and a config written before a field existed means
-    what `HyperSkillConfig.from_dict` says it meant."""
+    existed ran the paper's protocol, a config written before a field existed means
+    what `HyperSkillConfig.from_dict` says it meant, and a tool setting written before it
+    existed (the limits on what the tools read) has its default."""
     from hyperskill_lite.core.config import HyperSkillConfig
     from hyperskill_lite.protocol import EvalProtocol
 
     info = json.loads(json.dumps(info))
     info["protocol"] = EvalProtocol.from_dict(info.get("protocol")).to_dict()
+    if isinstance(info.get("tools"), dict):  # a tool setting added later has its default
+        from hyperskill_lite.agent.tools.settings import ToolSettings
+
+        info["tools"] = {**ToolSettings().to_dict(), **info["tools"]}
     if isinstance(info.get("config"), dict):
         try:
             info["config"] = HyperSkillConfig.from_dict(info["config"]).to_dict()

@@ -300,6 +300,8 @@ def _one_episode(i, task, system, executor, judge, learn_judge, usage,
         record["reasoning"] = episode.meta["reasoning"]
     if "tools_used" in episode.meta:  # the live agent's tool calls, in order
         record["tools_used"] = list(episode.meta["tools_used"])
+    if episode.meta.get("tool_errors"):  # the calls that ended in a tool error
+        record["tool_errors"] = list(episode.meta["tool_errors"])
     if setup > 0:
         record["setup_seconds"] = round(setup, 6)
     if verdict is not None:

@@ -6,21 +6,38 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 - `providers` — search providers (Serper, Tavily, Brave, SearXNG, Jina, DuckDuckGo,
   the generic GET client) and `make_search`; `hits` — `SearchHit`;
   `search_cache` — results kept on disk; `corpus` — `LocalCorpus` (BM25 over a folder);
-- `net` — the HTTP client and the guard against local and private addresses;
+- `net` — the HTTP client and the guard against local and private addresses; `body` —
+  bodies inflated under a cap, a deadline for a whole fetch;
   `pages` — crawl_page's reader and paging; `html` — main content, then links;
-- `files` — which files may be read, and documents as text; `media` — images and audio;
+- `files` — which files may be read and where attachments may point; `documents/` —
+  documents as text, converted in a limited child process and cached; `readers` —
+  which extractor and converters are available; `media` — images and audio;
 - `sandbox` — `PythonSandbox` (bubblewrap, or process limits);
-- `testweb` — a hermetic web on loopback for tests and the live smoke.
+- `testweb` — a hermetic web on loopback for tests and the live smoke; `testweb_hostile`
+  — a hostile one (bombs, slow drips, injections) for the hostile-input suite.
 
 Not here: the agent loop (loop.py), the model client (llm.py).
 """
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus, bm25_scores, tokenize
-from hyperskill_lite.agent.tools.files import DocumentError, FileAccess, convert
+from hyperskill_lite.agent.tools.documents import Caps, Converter, shared_converter
+from hyperskill_lite.agent.tools.files import (
+    DocumentError,
+    FileAccess,
+    OutsideFolder,
+    contained,
+    convert,
+)
 from hyperskill_lite.agent.tools.hits import SearchBackend, SearchHit, format_hits
 from hyperskill_lite.agent.tools.html import html_to_text, page_text
 from hyperskill_lite.agent.tools.media import MediaError, MediaTools
-from hyperskill_lite.agent.tools.net import FetchError, HttpClient, UrlGuard, UrlRefused
+from hyperskill_lite.agent.tools.net import (
+    ContentRefused,
+    FetchError,
+    HttpClient,
+    UrlGuard,
+    UrlRefused,
+)
 from hyperskill_lite.agent.tools.pages import PageReader, paged
 from hyperskill_lite.agent.tools.providers import (
     BraveSearch,
@@ -32,6 +49,7 @@ from hyperskill_lite.agent.tools.providers import (
     TavilySearch,
     make_search,
 )
+from hyperskill_lite.agent.tools.readers import reader_lines, reader_report
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, safe_env
 from hyperskill_lite.agent.tools.search_cache import CachedSearch, SearchCache
 from hyperskill_lite.agent.tools.settings import (
@@ -48,8 +66,10 @@ __all__ = [
     "SearchHit", "SearchBackend", "format_hits", "SearchCache", "CachedSearch",
     "LocalCorpus", "HttpSearch", "SerperSearch", "TavilySearch", "BraveSearch",
     "SearxngSearch", "JinaSearch", "DuckDuckGoSearch",
-    "HttpClient", "UrlGuard", "FetchError", "UrlRefused", "PageReader", "paged",
-    "FileAccess", "DocumentError", "convert", "MediaTools", "MediaError",
+    "HttpClient", "UrlGuard", "FetchError", "UrlRefused", "ContentRefused", "PageReader",
+    "paged", "FileAccess", "DocumentError", "convert", "contained", "OutsideFolder",
+    "Caps", "Converter", "shared_converter", "reader_report", "reader_lines",
+    "MediaTools", "MediaError",
     "PythonSandbox", "safe_env", "ISOLATIONS",
     "html_to_text", "page_text", "bm25_scores", "tokenize",
 ]

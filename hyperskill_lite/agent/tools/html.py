@@ -6,7 +6,8 @@ footers, cookie banners and sidebars left out), then a "Links on this page" list
 every other link (the navigation the agent needs to walk a site, e.g. WebWalkerQA's
 "crawl the root URL to find the navigation menu"). Without trafilatura, or when it finds
 no main content (a home page that is all menus), the stdlib parser's full text
-(`html_to_text`) is used. The anchor harness reads pages through a reader service
+(`html_to_text`) is used; a missing trafilatura is said once, in a warning naming the
+pip command (readers.py). The anchor harness reads pages through a reader service
 (Jina) or crawl4ai; a local extractor is our choice (no third-party service, no browser).
 
 Not here: fetching pages (pages.py, net.py), JavaScript rendering.
@@ -117,6 +118,9 @@ def _trafilatura_main(html: str, url: str) -> str | None:
     try:
         import trafilatura
     except ImportError:
+        from hyperskill_lite.agent.tools.readers import warn_degraded
+
+        warn_degraded()  # once per process: what is missing and the pip command
         return None
     try:
         text = trafilatura.extract(html, url=url or None, output_format="markdown",

@@ -3,8 +3,12 @@ retries, and the guard that keeps the agent off the user's own network.
 
 `HttpClient.request` follows redirects itself (at most `max_redirects`), so every hop is
 checked; retries 429 and 5xx answers (honouring Retry-After, capped) and connection
-failures; stops reading a body at `max_bytes` (the reply says it was cut); and turns
-every failure into a `FetchError` with one line naming the host and what to do.
+failures; inflates a compressed body as a stream and stops at `max_bytes` of inflated
+bytes (the reply says it was cut; stacked encodings and decompression bombs are refused,
+body.py); ends the whole request, redirects and retries included, at `deadline` seconds
+however slowly the server sends (body.py `Deadline`; `timeout` is per connect and read);
+reads a body whose charset Python does not know as UTF-8 and says so; and turns every
+failure into a `FetchError` with one line naming the host and what to do.
 
 `UrlGuard` (used for the URLs the agent chooses: crawl_page, never the endpoints the user
 configured) resolves the host and refuses loopback, private, link-local (the cloud
@@ -19,6 +23,7 @@ Not here: what a page's bytes mean (pages.py, files.py), search APIs (providers.
 
 from __future__ import annotations
 
+import codecs
 import email.utils
 import ipaddress
 import socket
@@ -28,8 +33,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HttpClient", "UrlGuard", "Fetched", "FetchError", "UrlRefused", "address_problem",
-           "USER_AGENT"]
+from hyperskill_lite.agent.tools.body import (
+    ACCEPT_ENCODING,
+    BodyRefused,
+    Deadline,
+    DeadlinePassed,
+    Inflater,
+    parse_encodings,
+    read_capped,
+)
+
+__all__ = ["HttpClient", "UrlGuard", "Fetched", "FetchError", "UrlRefused", "ContentRefused",
+           "address_problem", "USER_AGENT", "known_charset"]
 
 USER_AGENT = "Mozilla/5.0 (compatible; hyperskill-lite agent; +https://pypi.org/)"
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -42,6 +57,26 @@ class FetchError(RuntimeError):
 
 class UrlRefused(FetchError):
     """The guard refused a URL (a local or private address, a scheme other than http(s))."""
+
+
+class ContentRefused(FetchError):
+    """A body that is not read: stacked or unknown encodings, a decompression bomb, a
+    whole-fetch deadline passed (never retried)."""
+
+
+def known_charset(name: str | None) -> str | None:
+    """`name` when Python has a codec of that name, else None.
+
+    >>> known_charset("UTF-8"), known_charset("x-no-such-charset")
+    ('UTF-8', None)
+    """
+    if not name:
+        return None
+    try:
+        codecs.lookup(name)
+    except (LookupError, ValueError, TypeError):
+        return None
+    return name
 
 
 def address_problem(ip: str) -> str | None:
@@ -119,9 +154,10 @@ class Fetched:
     body: bytes
     truncated: bool = False
     headers: dict[str, str] | None = None
+    note: str = ""
 
     def text(self) -> str:
-        return self.body.decode(self.charset or "utf-8", "replace")
+        return self.body.decode(known_charset(self.charset) or "utf-8", "replace")
 
     @property
     def ok(self) -> bool:
@@ -152,7 +188,9 @@ class HttpClient:
     timeout
         Seconds per attempt (connecting and each read).
     max_bytes
-        Bodies are cut here (`Fetched.truncated`).
+        Bodies are cut here, counted in inflated bytes (`Fetched.truncated`).
+    deadline
+        Seconds for the whole request: redirects, retries and every read.
     retries
         Further attempts after a 429, a 5xx or a connection failure.
     max_retry_wait
@@ -161,10 +199,12 @@ class HttpClient:
 
     def __init__(self, *, guard: UrlGuard | None = None, timeout: float = 20.0,
                  max_bytes: int = 10_000_000, retries: int = 2, max_redirects: int = 5,
-                 max_retry_wait: float = 10.0, user_agent: str = USER_AGENT) -> None:
+                 max_retry_wait: float = 10.0, user_agent: str = USER_AGENT,
+                 deadline: float = 60.0) -> None:
         self.guard = guard
         self.timeout = timeout
         self.max_bytes = max_bytes
+        self.deadline = deadline
         self.retries = retries
         self.max_redirects = max_redirects
         self.max_retry_wait = max_retry_wait
@@ -176,9 +216,12 @@ class HttpClient:
         if self._client is None:
             import httpx
 
+            # no kept-alive connections: every request opens its own, so the deadline's
+            # timer always knows the socket to shut (body.py `Deadline`)
             self._client = httpx.Client(
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
-                follow_redirects=False, headers={"User-Agent": self.user_agent})
+                follow_redirects=False, headers={"User-Agent": self.user_agent},
+                limits=httpx.Limits(max_keepalive_connections=0))
         return self._client
 
     def close(self) -> None:
@@ -194,46 +237,47 @@ class HttpClient:
         ------
         UrlRefused, FetchError
         """
-        for _ in range(self.max_redirects + 1):
-            got = self._with_retries(method, url, params, json, headers)
-            location = (got.headers or {}).get("location")
-            if got.status not in _REDIRECTS or not location:
-                return got
-            url = urllib.parse.urljoin(got.url, location)
-            params = None
-            if got.status == 303 or (got.status in (301, 302) and method != "GET"):
-                method, json = "GET", None
+        with Deadline(self.deadline) as deadline:
+            for _ in range(self.max_redirects + 1):
+                got = self._with_retries(method, url, params, json, headers, deadline)
+                location = (got.headers or {}).get("location")
+                if got.status not in _REDIRECTS or not location:
+                    return got
+                url = urllib.parse.urljoin(got.url, location)
+                params = None
+                if got.status == 303 or (got.status in (301, 302) and method != "GET"):
+                    method, json = "GET", None
         raise FetchError(f"more than {self.max_redirects} redirects from {url}")
 
     def _with_retries(self, method: str, url: str, params: Any, json: Any,
-                      headers: dict[str, str] | None) -> Fetched:
+                      headers: dict[str, str] | None, deadline: Deadline) -> Fetched:
         last = ""
         for attempt in range(self.retries + 1):
             try:
-                got = self._once(method, url, params, json, headers)
-            except UrlRefused:
+                got = self._once(method, url, params, json, headers, deadline)
+            except (UrlRefused, ContentRefused):
                 raise
             except FetchError as e:
                 last = str(e)
-                if attempt < self.retries:
-                    time.sleep(min(self.max_retry_wait, 0.5 * 2**attempt))
+                if attempt < self.retries and deadline.remaining() > 0:
+                    deadline.sleep(min(self.max_retry_wait, 0.5 * 2**attempt))
                     continue
                 raise FetchError(f"{last} (after {attempt + 1} attempts)") from None
             if got.status == 429 or got.status >= 500:
-                if attempt < self.retries:
+                if attempt < self.retries and deadline.remaining() > 0:
                     wait = _retry_after((got.headers or {}).get("retry-after"),
                                         self.max_retry_wait)
-                    time.sleep(0.5 * 2**attempt if wait is None else wait)
+                    deadline.sleep(0.5 * 2**attempt if wait is None else wait)
                     continue
             return got
         raise FetchError(last or f"{url} failed")  # pragma: no cover (loop returns or raises)
 
     def _once(self, method: str, url: str, params: Any, json: Any,
-              headers: dict[str, str] | None) -> Fetched:
+              headers: dict[str, str] | None, deadline: Deadline) -> Fetched:
         import httpx
 
-        hdrs = dict(headers or {})
-        extensions: dict[str, Any] = {}
+        hdrs = {"Accept-Encoding": ACCEPT_ENCODING, **(headers or {})}
+        extensions: dict[str, Any] = {"trace": deadline.trace}
         try:
             target = httpx.URL(url, params=params) if params else httpx.URL(url)
         except httpx.InvalidURL as e:  # a model wrote it: a newline, a space, a bad port
@@ -247,27 +291,35 @@ class HttpClient:
                     extensions["sni_hostname"] = host
                 target = target.copy_with(host=ips[0])
         try:
+            deadline.check()
             with self.client.stream(method, target, headers=hdrs, json=json,
                                     extensions=extensions) as r:
-                body = bytearray()
-                truncated = False
-                for chunk in r.iter_bytes():
-                    body += chunk
-                    if len(body) > self.max_bytes:
-                        del body[self.max_bytes:]
-                        truncated = True
-                        break
+                deadline.watch(r.extensions.get("network_stream"))
+                inflater = Inflater(parse_encodings(r.headers.get("content-encoding")),
+                                    self.max_bytes)
+                body = read_capped(r.iter_raw(), inflater, deadline)
                 ctype = r.headers.get("content-type", "")
                 mime = ctype.split(";", 1)[0].strip().lower()
                 charset = r.charset_encoding
                 status = r.status_code
                 headers_out = {k.lower(): v for k, v in r.headers.items()}
-        except httpx.TimeoutException:
-            raise FetchError(f"no answer from {host} within {self.timeout:g} s") from None
-        except httpx.HTTPError as e:
+        except BodyRefused as e:
+            raise ContentRefused(f"{_shown(url)}: {e}") from None
+        except (DeadlinePassed, httpx.HTTPError) as e:
+            if deadline.passed:
+                raise ContentRefused(
+                    f"{host} did not finish sending {_shown(url)} within {self.deadline:g} s "
+                    "(the deadline for a whole fetch); the page was not read") from None
+            if isinstance(e, httpx.TimeoutException):
+                raise FetchError(f"no answer from {host} within {self.timeout:g} s") from None
             raise FetchError(f"could not read {_shown(url)} ({type(e).__name__}: "
                              f"{' '.join(str(e).split())[:160]})") from None
-        return Fetched(url, status, mime, charset, bytes(body), truncated, headers_out)
+        note = ""
+        if charset and known_charset(charset) is None:
+            note = (f"(the page names the charset {' '.join(charset.split())[:40]!r}, which is "
+                    "not known here: read as UTF-8)")
+            charset = None
+        return Fetched(url, status, mime, charset, body, inflater.truncated, headers_out, note)
 
 
 def _is_ip(host: str) -> bool:

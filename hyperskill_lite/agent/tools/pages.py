@@ -2,10 +2,13 @@
 
 `PageReader.read` returns a `Page`: from the `LocalCorpus` when it has the URL, else
 over HTTP(S) through `HttpClient` (guarded by `UrlGuard`: no local or private
-addresses), dispatched on the content type: HTML through html.py (main content, then
-links), PDF, office documents, ZIP and JSON through files.py, other text as is; images
-and audio are refused with a message naming the tool that reads files. A page is
-fetched once and kept (the last `keep` pages), so reading its second half costs nothing.
+addresses; bodies inflated under a cap, a deadline for the whole fetch), dispatched on
+the content type: HTML through html.py (main content, then links), PDF, office
+documents, ZIP and JSON through documents/, both in the converter's limited child
+process (documents/service.py), other text as is (cut at `Caps.max_text_chars`);
+images and audio are refused with a message naming the tool that reads files. A page
+is fetched once and kept (the last `keep` pages), so reading its second half costs
+nothing.
 
 `paged` cuts a long text into pages of about `page_chars` characters at line or word
 boundaries and renders one page with where it sits ("Page 2 of 5, characters
@@ -24,15 +27,17 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.files import (
+from hyperskill_lite.agent.tools.documents import (
     AUDIO_SUFFIXES,
     DOCUMENT_SUFFIXES,
     IMAGE_SUFFIXES,
     MIME_SUFFIX,
+    Caps,
+    Converter,
     DocumentError,
-    convert,
+    shared_converter,
 )
-from hyperskill_lite.agent.tools.html import page_text
+from hyperskill_lite.agent.tools.documents.formats import cut
 from hyperskill_lite.agent.tools.net import FetchError, HttpClient
 
 __all__ = ["Page", "PageReader", "paged", "page_bounds"]
@@ -110,13 +115,19 @@ class PageReader:
         Pages served without HTTP (matched by URL).
     keep
         Pages kept after reading.
+    converter, caps
+        The document converter (default: the process's shared one with default limits)
+        and what one conversion reads at most.
     """
 
     def __init__(self, http: HttpClient | None = None, corpus: LocalCorpus | None = None,
-                 keep: int = 32) -> None:
+                 keep: int = 32, converter: Converter | None = None,
+                 caps: Caps | None = None) -> None:
         self.http = http
         self.corpus = corpus
         self.keep = keep
+        self.converter = converter if converter is not None else shared_converter()
+        self.caps = caps or Caps()
         self._pages: OrderedDict[str, Page] = OrderedDict()
 
     def read(self, url: str) -> Page:
@@ -153,8 +164,9 @@ class PageReader:
         if not got.ok:
             raise FetchError(f"HTTP {got.status} from {urllib.parse.urlsplit(got.url).netloc} "
                              f"for {url}")
-        note = (f"(the download was cut at {self.http.max_bytes:,} bytes)" if got.truncated
-                else "")
+        notes = [f"(the download was cut at {self.http.max_bytes:,} bytes: max_page_bytes)"
+                 if got.truncated else "", got.note]
+        note = "\n".join(n for n in notes if n)
         mime, name = got.content_type, _name_of(got.url)
         suffix = PurePosixPath(name).suffix.lower()
         head = got.body[:512].lstrip().lower()
@@ -166,15 +178,16 @@ class PageReader:
                                 "web pages and documents")
         if mime in ("text/html", "application/xhtml+xml") or (
                 not mime and head.startswith((b"<!doctype html", b"<html"))):
-            title, text, how = page_text(got.text(), got.url)
+            title, text, how = self.converter.html(got.text(), got.url, self.caps)
             return Page(title, got.url, text, f"html:{how}", note)
         doc_suffix = MIME_SUFFIX.get(mime) or (suffix if suffix in DOCUMENT_SUFFIXES else "")
         if doc_suffix:
             if not name.lower().endswith(doc_suffix):
                 name += doc_suffix
-            title, text = convert(name, got.body)
+            title, text = self.converter.document(name, got.body, self.caps)
             return Page(title, got.url, text, "document", note)
         if mime.startswith("text/") or "json" in mime or "xml" in mime or not mime:
-            return Page("", got.url, got.text(), "text", note)
-        title, text = convert(name, got.body)  # raises for binary content it cannot read
+            return Page("", got.url, cut(got.text(), self.caps), "text", note)
+        # raises for binary content it cannot read
+        title, text = self.converter.document(name, got.body, self.caps)
         return Page(title, got.url, text, "document", note)

@@ -20,10 +20,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.tools.files import FILE_SCOPES
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 
 __all__ = ["ToolSettings", "SEARCH_PROVIDERS", "SEARCH_CHOICES", "KEY_ENV", "ENDPOINTS",
-           "resolve_search", "ENV_SEARCH"]
+           "resolve_search", "ENV_SEARCH", "LIMIT_FIELDS"]
 
 SEARCH_PROVIDERS = ("serper", "tavily", "brave", "searxng", "duckduckgo", "jina", "corpus",
                     "url")
@@ -52,6 +53,12 @@ ENDPOINTS: dict[str, str] = {
 no public default: ``SEARXNG_URL`` or `search_url` names your instance)."""
 
 _AUTO_ORDER = ("serper", "tavily", "brave", "jina")
+
+LIMIT_FIELDS = ("max_page_bytes", "timeout", "fetch_deadline", "max_file_bytes",
+                "convert_memory_mb", "convert_cpu_seconds", "convert_timeout",
+                "max_inflated_bytes", "max_text_chars", "max_pdf_pages", "max_sheet_rows",
+                "max_sheet_cols", "max_zip_members")
+"""The settings that bound what the tools read (bytes, seconds, memory, rows, pages)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,34 @@ class ToolSettings:
     page_chars
         Long pages and files are read in pages of about this many characters.
     max_page_bytes, timeout
-        Download cap per page and seconds per HTTP attempt.
+        Download cap per page (in inflated bytes: a compressed body is inflated as a
+        stream and cut here; a decompression bomb or stacked encodings are refused) and
+        seconds per connect and per read of an HTTP attempt.
+    fetch_deadline
+        Seconds for a whole page fetch, redirects and retries included, however slowly
+        the server sends (a server sending one byte a second ends in a tool error here).
+    max_file_bytes
+        Largest attached file (or ZIP member) the file tools read.
+    file_scope
+        "attachments": the file tools read the current task's attachments only (the
+        files its row names, checked to lie inside the data folder by the loader);
+        "folder": anything inside the data folder too (the benchmark's metadata and its
+        answers included: for local experiments only).
+    convert_memory_mb, convert_cpu_seconds, convert_timeout
+        The document converter's child process (documents/): address-space limit
+        (RLIMIT_AS), CPU seconds per document (RLIMIT_CPU) and wall-clock seconds per
+        document, after which it is stopped and the tool says so.
+    max_inflated_bytes
+        A ZIP-based document (DOCX, PPTX, XLSX, ZIP) whose members declare more inflated
+        bytes than this in total is refused before it is parsed.
+    max_text_chars
+        Converted text kept per document or page (the rest is cut, and the text says so).
+    max_pdf_pages, max_sheet_rows, max_sheet_cols, max_zip_members
+        Pages of a PDF, rows and columns of a spreadsheet sheet (read cell by cell, never
+        by the sheet's declared dimension) and members of a ZIP listing that are read.
+
+    Limits are our choice (the paper and the anchor harness give none); docs/guide/
+    web-safety.md lists them with their defaults.
     """
 
     search: str = "auto"
@@ -117,6 +151,18 @@ class ToolSettings:
     page_chars: int = 5000
     max_page_bytes: int = 10_000_000
     timeout: float = 20.0
+    fetch_deadline: float = 30.0
+    max_file_bytes: int = 25_000_000
+    file_scope: str = "attachments"
+    convert_memory_mb: int = 1024
+    convert_cpu_seconds: int = 30
+    convert_timeout: float = 60.0
+    max_inflated_bytes: int = 100_000_000
+    max_text_chars: int = 2_000_000
+    max_pdf_pages: int = 500
+    max_sheet_rows: int = 10_000
+    max_sheet_cols: int = 200
+    max_zip_members: int = 1000
 
     def __post_init__(self) -> None:
         if self.search not in SEARCH_CHOICES:
@@ -127,8 +173,24 @@ class ToolSettings:
                              f"got {self.sandbox!r}")
         if self.search_results < 1 or self.page_chars < 500 or self.timeout <= 0:
             raise ValueError("search_results must be >= 1, page_chars >= 500, timeout > 0")
+        if self.file_scope not in FILE_SCOPES:
+            raise ValueError(f"file_scope must be one of {', '.join(FILE_SCOPES)}, "
+                             f"got {self.file_scope!r}")
+        if self.fetch_deadline <= 0 or self.convert_timeout <= 0:
+            raise ValueError("fetch_deadline and convert_timeout must be > 0 seconds")
+        if self.convert_memory_mb < 256:
+            raise ValueError("convert_memory_mb must be >= 256 (the converter's Python and "
+                             f"its libraries need that much), got {self.convert_memory_mb}")
+        small = [f for f in LIMIT_FIELDS if f not in ("fetch_deadline", "convert_timeout")
+                 and getattr(self, f) < 1]
+        if small:
+            raise ValueError(f"{', '.join(small)} must be >= 1")
         if self.corpus is not None and not isinstance(self.corpus, Path):
             object.__setattr__(self, "corpus", Path(self.corpus))
+
+    def limits(self) -> dict[str, Any]:
+        """The limits on what the tools read (`LIMIT_FIELDS`), by name."""
+        return {f: getattr(self, f) for f in LIMIT_FIELDS}
 
     def replace(self, **changes: Any) -> ToolSettings:
         return replace(self, **changes)

@@ -1,7 +1,11 @@
 """Toolbox: the agent's tools, their OpenAI schemas, one entry point, and its builder.
 
 ``call(name, arguments) -> str`` runs a tool; a bad call or a tool failure comes back as
-one line starting with "Error:" so the agent reads it and goes on (never an exception).
+one line starting with "Error:" so the agent reads it and goes on. It never raises:
+any exception of a tool (``MemoryError``, ``LookupError``, ``RecursionError`` and the
+rest of ``Exception``; not ``KeyboardInterrupt`` or ``SystemExit``) becomes that one
+line, and every failed call is kept in `Toolbox.log` (tool, seconds, exception, line)
+and logged (an unexpected exception as a WARNING, its traceback in the run's log file).
 The tools, after the anchor harness (EvolveLab's Flash-Searcher) and the paper's
 decomposition prompts:
 
@@ -27,21 +31,28 @@ Not here: the agent loop (loop.py), each tool's machinery (the modules named abo
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.framing import quote
 from hyperskill_lite.agent.prompts import CRAWL_SUMMARY, FILE_QUESTION, fill
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.files import DocumentError, FileAccess, convert
+from hyperskill_lite.agent.tools.documents import Caps, Converter, shared_converter
+from hyperskill_lite.agent.tools.files import DocumentError, FileAccess
 from hyperskill_lite.agent.tools.hits import SearchBackend, format_hits
-from hyperskill_lite.agent.tools.media import OP_AUDIO, OP_IMAGE, MediaTools
+from hyperskill_lite.agent.tools.media import OP_AUDIO, OP_IMAGE, MediaError, MediaTools
 from hyperskill_lite.agent.tools.net import FetchError, HttpClient, UrlGuard
 from hyperskill_lite.agent.tools.pages import PageReader, paged
 from hyperskill_lite.agent.tools.providers import make_search
+from hyperskill_lite.agent.tools.readers import reader_report, warn_degraded
 from hyperskill_lite.agent.tools.sandbox import PythonSandbox
 from hyperskill_lite.agent.tools.settings import ToolSettings, resolve_search
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Toolbox", "TOOL_SCHEMAS", "TOOL_OPS", "build_toolbox", "tool_schema",
            "MODEL_TEXT_CHARS"]
@@ -49,6 +60,8 @@ __all__ = ["Toolbox", "TOOL_SCHEMAS", "TOOL_OPS", "build_toolbox", "tool_schema"
 MODEL_TEXT_CHARS = 60_000
 """Characters of a page or file a model reads to summarise it or answer a question (the
 anchor harness's crawl_page limit)."""
+LOG_KEPT = 1000
+"""Failed calls `Toolbox.log` keeps (the latest)."""
 OP_CRAWL, OP_FILE = "tool:crawl_summary", "tool:inspect_file_as_text"
 TOOL_OPS = (OP_CRAWL, OP_FILE, OP_IMAGE, OP_AUDIO)
 """The op names under which model calls made inside tools are counted."""
@@ -117,6 +130,12 @@ def tool_schema(name: str, *, crawl_query: bool = False) -> dict[str, Any]:
 
 
 _ALIASES = {"file_path": "path"}
+_REPORTED = (PermissionError, FileNotFoundError, IsADirectoryError, DocumentError, FetchError)
+"""Failures whose message is the whole line the agent reads."""
+_EXPECTED = (*_REPORTED, MediaError, OSError, ValueError, RuntimeError)
+"""Failures a tool reports on purpose (a search API's RuntimeError); anything else
+(``LookupError``, ``MemoryError``, ``RecursionError``, a ``TypeError`` inside a tool, a
+library's bug) is unexpected."""
 
 
 class Toolbox:
@@ -142,6 +161,15 @@ class Toolbox:
         Offer inspect_file_as_image and inspect_file_as_audio (needs `llm`).
     max_chars
         Tool outputs are cut to this many characters (a page of text fits).
+    max_file_bytes, max_page_bytes, timeout, fetch_deadline
+        Largest file read; download cap per page, seconds per HTTP connect or read, and
+        seconds for a whole fetch (`ToolSettings`).
+    caps, converter
+        What one document conversion reads at most, and the limited child process that
+        converts (default: the process's shared converter with default limits).
+    file_scope
+        "folder" (the task's attachments and anything in `files_root`) or
+        "attachments" (the task's attachments only: what a live run uses).
     """
 
     def __init__(
@@ -167,16 +195,28 @@ class Toolbox:
         max_file_bytes: int = 25_000_000,
         max_page_bytes: int = 10_000_000,
         timeout: float = 20.0,
+        fetch_deadline: float = 30.0,
+        caps: Caps | None = None,
+        converter: Converter | None = None,
+        file_scope: str = "folder",
     ) -> None:
         self.search = search if search is not None else corpus
         self.corpus = corpus
         self.allow_http = allow_http
         self.allow_local_urls = allow_local_urls
         http = (HttpClient(guard=UrlGuard(allow_local_urls, allow_hosts), timeout=timeout,
-                           max_bytes=max_page_bytes) if allow_http else None)
-        self.pages = PageReader(http, corpus)
+                           max_bytes=max_page_bytes, deadline=fetch_deadline)
+                if allow_http else None)
+        self.caps = caps or Caps()
+        self.converter = converter if converter is not None else shared_converter()
+        self.pages = PageReader(http, corpus, converter=self.converter, caps=self.caps)
         self.sandbox = PythonSandbox() if python is True else python or None
-        self.files = FileAccess(files_root, max_bytes=max_file_bytes)
+        self.files = FileAccess(files_root, max_bytes=max_file_bytes, scope=file_scope)
+        warn_degraded()  # once per process, when a reader is missing
+        self.log: list[dict[str, Any]] = []
+        """Every failed call: tool, seconds, exception class, the line the agent read,
+        and whether the exception was unexpected (a tool that raised past its own
+        error handling)."""
         self.llm = llm
         self.crawl_summary = crawl_summary and llm is not None
         self.media = (MediaTools(llm, vision_model=vision_model, vision_base_url=vision_base_url,
@@ -230,25 +270,63 @@ class Toolbox:
         return [tool_schema(n, crawl_query=self.crawl_summary) for n in self._tools]
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
-        """Run tool `name`; a bad call or a tool failure returns an "Error: ..." text."""
+        """Run tool `name`; a bad call or any failure returns one "Error: ..." line
+        (module docstring), never an exception."""
         fn = self._tools.get(name)
         if fn is None:
             return f"Error: unknown tool {name!r}; available tools: {', '.join(self._tools)}"
         if not isinstance(arguments, dict):
             return f"Error: arguments of {name} must be a JSON object"
         args = {_ALIASES.get(k, k): v for k, v in arguments.items()}
+        t0 = time.monotonic()
         try:
             out = fn(**args)
-        except TypeError as e:
-            return f"Error: bad arguments for {name}: {e}"
-        except (PermissionError, FileNotFoundError, IsADirectoryError, DocumentError,
-                FetchError) as e:
-            return f"Error: {e}"
-        except (OSError, RuntimeError, ValueError) as e:
-            return f"Error: {name} failed: {e}"
+        except Exception as e:  # noqa: BLE001 (the promise: a tool never raises)
+            return self._failed(name, e, time.monotonic() - t0)
+        if not isinstance(out, str):
+            out = str(out)
         if len(out) > self.max_chars:
             out = out[: self.max_chars] + f"\n[... truncated, {len(out) - self.max_chars} more characters]"
         return out
+
+    def _failed(self, name: str, e: Exception, seconds: float) -> str:
+        """The one line the agent reads for a failed call; the call kept in `log`."""
+        expected = isinstance(e, _EXPECTED) and not isinstance(e, RecursionError)
+        if isinstance(e, TypeError) and e.__traceback__ is not None and \
+                e.__traceback__.tb_next is None:  # raised by the call itself: bad arguments
+            line, expected = f"bad arguments for {name}: {e}", True
+        elif isinstance(e, _REPORTED):
+            line = str(e)
+        elif isinstance(e, RecursionError):
+            line = f"{name} failed: the input is nested too deeply (RecursionError)"
+        elif expected:
+            line = f"{name} failed: {e}"
+        elif isinstance(e, MemoryError):
+            line = f"{name} ran out of memory: the input is too large to read"
+        else:
+            line = f"{name} failed unexpectedly ({type(e).__name__}: {e})"
+        line = "Error: " + (" ".join(line.split())[:400] or type(e).__name__)
+        self.log.append({"tool": name, "seconds": round(seconds, 3),
+                         "exception": type(e).__name__, "error": line,
+                         "unexpected": not expected})
+        del self.log[:-LOG_KEPT]  # a long run keeps the latest failures only
+        if expected:
+            log.info("tool %s: %s (%.1f s)", name, line, seconds)
+        else:
+            log.warning("tool %s raised %s after %.1f s; the agent was told: %s", name,
+                        type(e).__name__, seconds, line)
+            log.info("tool %s: the exception", name, exc_info=e)
+        return line
+
+    def take_log(self) -> list[dict[str, Any]]:
+        """The failed calls since the last `take_log` (and forget them)."""
+        out, self.log = self.log, []
+        return out
+
+    def readers(self) -> dict[str, Any]:
+        """Which HTML extractor and document converters this toolbox reads with
+        (readers.py `reader_report`)."""
+        return reader_report()
 
     def info(self) -> dict[str, Any]:
         """What a run records of its tools (run.json): tools, search provider and
@@ -271,6 +349,8 @@ class Toolbox:
             out["audio_model"] = self.media.audio_model or "whisper-1"
         if self.settings is not None:
             out["settings"] = self.settings.to_dict()
+        out["readers"] = self.readers()
+        out["file_scope"] = self.files.scope
         return out
 
     # -- the tools -------------------------------------------------------------------
@@ -297,7 +377,7 @@ class Toolbox:
             text = got.text[:MODEL_TEXT_CHARS]
             try:
                 summary = self._ask(OP_CRAWL, fill(CRAWL_SUMMARY, query=str(query), url=got.url,
-                                                   content=text))
+                                                   content=quote(text, "web page", lines=True)))
                 return (f"{header}\nExtracted for {str(query)!r} by the model from "
                         f"{len(text):,} of {len(got.text):,} characters:\n\n{summary}")
             except LLMError as e:
@@ -311,14 +391,15 @@ class Toolbox:
 
     def inspect_file_as_text(self, path: str, question: str | None = None, page: int = 1) -> str:
         name, data = self.files.read(str(path))
-        title, text = convert(name, data)
+        title, text = self.converter.document(name, data, self.caps)
         header = f"File: {path}" + (f"\nTitle: {title}" if title and title != name else "")
         if question and self.llm is not None:
             from hyperskill_lite.agent.llm import LLMError
 
             body = text[:MODEL_TEXT_CHARS]
             try:
-                answer = self._ask(OP_FILE, fill(FILE_QUESTION, name=name, content=body,
+                answer = self._ask(OP_FILE, fill(FILE_QUESTION, name=name,
+                                                 content=quote(body, "file", lines=True),
                                                  question=str(question)))
                 return f"{header}\nAnswer from the model, which read {len(body):,} of " \
                        f"{len(text):,} characters:\n\n{answer}"
@@ -353,6 +434,10 @@ def build_toolbox(settings: ToolSettings, llm: Any = None, *, files_root: str | 
     search = (corpus if resolve_search(settings, env) == "corpus"
               else make_search(settings, env, require_keys=require_keys))
     box = Toolbox(
+        caps=Caps.from_settings(settings), converter=shared_converter(
+            settings.convert_memory_mb, settings.convert_cpu_seconds, settings.convert_timeout),
+        fetch_deadline=settings.fetch_deadline, max_file_bytes=settings.max_file_bytes,
+        file_scope=settings.file_scope,
         search=search, corpus=corpus, allow_http=settings.http,
         allow_local_urls=settings.allow_local_urls,
         python=PythonSandbox(isolation=settings.sandbox) if settings.python else False,

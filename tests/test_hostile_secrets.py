@@ -1,0 +1,85 @@
+"""Secrets never reach the model: a live run through the CLI (`run --tasks`, the scripted
+model server on loopback recording every request) whose agent tries to read a key in the
+user's home, a ``.env`` beside the task file, a file outside the data folder, the
+process's own environment and command line, and a ``file://`` URL: every attempt is one
+tool error, and no request the server received holds any of the secrets.
+
+Not here: the python tool's environment (the sandbox's allowlist, agent/tools/sandbox.py,
+tested with the sandbox)."""
+
+from __future__ import annotations
+
+import json
+
+from hyperskill_lite.agent.framing import unframe
+from hyperskill_lite.agent.scripted_server import (
+    ScriptedServer,
+    prompt_aware_responder,
+    text,
+    tool_call,
+)
+from hyperskill_lite.cli import main
+
+SSH_KEY = "SSH-KEY-SECRET-d41f"
+DOTENV = "DOTENV-SECRET-77b2"
+OUTSIDE = "OUTSIDE-SECRET-19ce"
+DB_PASSWORD = "DB-PASSWORD-SECRET-5e0a"
+
+
+def test_no_secret_reaches_the_model_server(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SSH_KEY}\n")
+    outside = tmp_path / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    outside.write_text(OUTSIDE)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / ".env").write_text(f"API_TOKEN={DOTENV}\n")
+    (data / "table.csv").write_text("fruit,tonnes\napples,2650\n")
+    (data / "tasks.jsonl").write_text(json.dumps(
+        {"id": "t1", "question": "How many tonnes of apples?", "answer": "2650",
+         "meta": {"file": "table.csv"}}) + "\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DATABASE_URL", f"postgres://app:{DB_PASSWORD}@db.internal/prod")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("HYPERSKILL_CACHE", "off")
+    attempts = [("inspect_file_as_text", {"path": "~/.ssh/id_rsa"}),
+                ("inspect_file_as_text", {"path": str(home / ".ssh" / "id_rsa")}),
+                ("inspect_file_as_text", {"path": ".env"}),
+                ("inspect_file_as_text", {"path": str(outside)}),
+                ("inspect_file_as_text", {"path": "../elsewhere/notes.txt"}),
+                ("inspect_file_as_text", {"path": "/proc/self/environ"}),
+                ("inspect_file_as_text", {"path": "/proc/self/cmdline"}),
+                ("crawl_page", {"url": f"file://{home}/.ssh/id_rsa"}),
+                ("inspect_file_as_text", {"path": "table.csv"})]
+
+    calls = iter(range(100))
+
+    def agent(request: dict):
+        msgs = request["messages"]
+        if msgs[0].get("role") != "system":
+            return prompt_aware_responder(request)
+        step = next(calls)
+        if step < len(attempts):
+            return tool_call(*attempts[step], id=f"call{step}")
+        return text("FINAL ANSWER: 2650")
+
+    with ScriptedServer(responder=agent, model="m") as srv:
+        rc = main(["run", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
+                   "--tasks", str(data / "tasks.jsonl"), "--encoder", "hashing",
+                   "--no-progress", "--search", "none", "--protocol", "tools",
+                   "--sandbox", "process", "--max-steps", "12", "--out", str(tmp_path / "run")])
+        requests = list(srv.requests) + list(srv.probes)
+    assert rc == 0
+    seen = json.dumps(requests)
+    for secret in (SSH_KEY, DOTENV, OUTSIDE, DB_PASSWORD):
+        assert secret not in seen, secret
+    results = {m["tool_call_id"]: unframe(m["content"]) for r in srv.requests
+               for m in r["messages"] if m.get("role") == "tool"}
+    assert len(results) == len(attempts)
+    errors = [results[f"call{i}"] for i in range(len(attempts) - 1)]
+    assert all(e.startswith("Error:") and "\n" not in e for e in errors), errors
+    assert "apples,2650" in results[f"call{len(attempts) - 1}"]
+    record = json.loads((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[0])
+    assert record["answer"] == "2650"
