@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hyperskill_lite.plots.labels import place_labels
+from hyperskill_lite.plots.labels import place_labels, short_labels, wrap_label
 from hyperskill_lite.plots.palette import COLORS
 from hyperskill_lite.plots.style import COLUMN_IN, column_figsize
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COLORS", "node_role", "representative_edges", "hypergraph_layout", "carry_layout",
     "hypergraph_legend_handles", "draw_hypergraph", "draw_before_after", "incidence_table",
-    "plot_incidence", "wrap_label", "hypergraph_figure",
+    "plot_incidence", "hypergraph_figure",
 ]
 
 def node_role(node_id: str, polarity: str | None) -> str:
@@ -79,62 +79,6 @@ def representative_edges(memory: HypergraphMemory, n: int = 6) -> list[str]:
         covered = set().union(*(skills[e] for e in chosen[:-1]))
         chosen[-1] = best(failed)
     return chosen
-
-
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
-
-
-def short_labels(texts: Sequence[str], width: int, ids: Sequence[str] | None = None) -> list[str]:
-    """Each text cut to `width` characters (ending in "…"), so that no two labels read
-    alike: texts whose cut labels would be equal are cut later, where they differ; texts
-    equal in full get their id appended (when `ids` are given).
-
-    >>> short_labels(["Query Specialised Data Sources", "Query Specialised Data Sites",
-    ...               "Short"], 20)
-    ['Query Specialised Data So…', 'Query Specialised Data Si…', 'Short']
-    >>> short_labels(["Same Name", "Same Name"], 20, ids=["s1", "s7"])
-    ['Same Name (s1)', 'Same Name (s7)']
-    """
-    out = [_short(t, width) for t in texts]
-    groups: dict[str, list[int]] = {}
-    for i, label in enumerate(out):
-        groups.setdefault(label, []).append(i)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        full = [texts[i] for i in members]
-        longest = max(len(t) for t in full)
-        w = width
-        while w < longest and len({_short(t, w) for t in full}) < len(set(full)):
-            w += 1
-        for i in members:
-            out[i] = _short(texts[i], w)
-        if len(set(full)) < len(full) and ids is not None:  # equal in full: say which
-            for i in members:
-                if sum(texts[j] == texts[i] for j in members) > 1:
-                    out[i] = f"{out[i]} ({ids[i]})"
-    return out
-
-
-def wrap_label(text: str, width: int) -> str:
-    """`text` on at most two lines of about `width` characters, broken at spaces (a
-    word longer than `width` stays whole).
-
-    >>> wrap_label("Query Specialised Data Sources Ahead", 18)
-    'Query Specialised\\nData Sources Ahead'
-    >>> wrap_label("Short", 18)
-    'Short'
-    """
-    import textwrap
-
-    lines = textwrap.wrap(text, width, break_long_words=False) or [text]
-    if len(lines) <= 2:
-        return "\n".join(lines)
-    half = len(text) // 2
-    cut = min((i for i, ch in enumerate(text) if ch == " "), key=lambda i: abs(i - half),
-              default=None)
-    return text if cut is None else text[:cut] + "\n" + text[cut + 1:]
 
 
 def _spread(xy: np.ndarray, d_min: float, rounds: int = 60) -> np.ndarray:

@@ -26,9 +26,8 @@ from hyperskill_lite.plots.drawing import (
     node_role,
     plot_incidence,
     representative_edges,
-    short_labels,
 )
-from hyperskill_lite.plots.labels import place_labels
+from hyperskill_lite.plots.labels import place_labels, short_labels, wrap_label
 from hyperskill_lite.plots.matrices import *  # noqa: F403
 from hyperskill_lite.plots.matrices import __all__ as _matrices
 from hyperskill_lite.plots.palette import (
@@ -49,5 +48,5 @@ __all__ = [*_runs, *_matrices, *_comparisons, *_style,
            "carry_layout", "draw_before_after", "draw_hypergraph", "hypergraph_figure",
            "hypergraph_layout", "hypergraph_legend_handles",
            "incidence_table", "node_role", "plot_incidence", "representative_edges",
-           "short_labels", "place_labels", "COLORS", "METHOD_COLORS", "METHOD_STYLES",
-           "OP_COLORS", "drawing_order", "method_color", "method_style"]
+           "short_labels", "wrap_label", "place_labels", "COLORS", "METHOD_COLORS",
+           "METHOD_STYLES", "OP_COLORS", "drawing_order", "method_color", "method_style"]
