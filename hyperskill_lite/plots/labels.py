@@ -64,7 +64,7 @@ def place_labels(
         if not labels[i]:
             continue
         best = None  # (overlaps, gap, text, box)
-        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0):
+        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0):
             for dx, dy in dirs:
                 off = (dx * (r_pt[i] + gap), dy * (r_pt[i] + gap))
                 ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
