@@ -184,13 +184,7 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
             if "hide-input" not in tags:
                 tags.append("hide-input")
         if any(WIDGET_VIEW in o.get("data", {}) for o in cell.get("outputs", [])):
-            cell["outputs"] = _panel_outputs(original, i)
-            before = default_figure(original, i)
-            if before is not None:
-                cell["metadata"].setdefault("mystnb", {}).setdefault("image", {})["alt"] = (
-                    "The panel's default figure. " + figure_alt(
-                        before["data"]["image/png"], _text(original[_owner(original, i)]["source"]),
-                        figures, section))
+            _stage_panel(cell, original, i, figures, section)
         else:
             _set_alt(cell, source, figures, section)
         cells.append(cell)
@@ -200,14 +194,20 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
     return nb
 
 
-def _owner(cells: list[dict[str, Any]], before: int) -> int:
-    """The index of the code cell whose output `default_figure` returns."""
-    for j in range(before - 1, -1, -1):
-        c = cells[j]
-        if c["cell_type"] == "code" and any("image/png" in o.get("data", {})
-                                            for o in c.get("outputs", [])):
-            return j
-    return before
+def _stage_panel(cell: dict[str, Any], cells: list[dict[str, Any]], i: int,
+                 figures: Path | None, section: str) -> None:
+    """Cell `i` (a panel) shows its static default figure, described as the figure of the
+    cell that drew it."""
+    cell["outputs"] = _panel_outputs(cells, i)
+    for j in range(i - 1, -1, -1):  # the code cell default_figure took the figure from
+        drawn = [o["data"]["image/png"] for o in cells[j].get("outputs", [])
+                 if cells[j]["cell_type"] == "code" and "image/png" in o.get("data", {})]
+        if drawn:
+            png = drawn[-1] if isinstance(drawn[-1], str) else "".join(drawn[-1])
+            alt = figure_alt(png, _text(cells[j]["source"]), figures, section)
+            cell["metadata"].setdefault("mystnb", {}).setdefault("image", {})["alt"] = (
+                f"The panel's default figure. {alt}")
+            return
 
 
 def course_notebooks(notebooks: Path) -> list[Path]:
