@@ -1,12 +1,12 @@
 // The course site's small helpers (docs/conf.py: html_js_files).
 // 1. A monospace diagram (a Markdown code block, such as the home page's pipeline) that is
-//    a little wider than the column is set smaller, down to 70 % of its size, so that it
+//    a little wider than the column is set smaller, down to 60 % of its size, so that it
 //    fits; a wider one keeps its size and scrolls (course.css).
 // 2. Every figure of a notebook output opens full size in a new tab when clicked (on a
 //    phone, the way to read a figure drawn for a wider column).
 (() => {
   "use strict";
-  const MIN_SCALE = 0.7;
+  const MIN_SCALE = 0.6;
 
   function fitDiagrams() {
     for (const pre of document.querySelectorAll("article.bd-article pre")) {
