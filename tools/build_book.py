@@ -12,7 +12,9 @@ sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). For e
    alt text, anchors);
 2. the pages: docs/syllabus.md, docs/instructor-guide.md, docs/slides.md and every page of
    docs/course/ and docs/guide/ (tools/coursebook/pages.py), the study-time table read from
-   the notebooks' headers, and the table of contents on the home page (notebook 00);
+   the notebooks' headers, and the table of contents on the home page (notebook 00); the
+   figures folder sits beside the source folder, where a notebook's ``../figures/NAME.png``
+   (and a guide page's ``../../figures/NAME.png``) finds it, as in the repository;
 3. slides of notebooks 01-05 (reveal.js via nbconvert, tools/coursebook/slides.py);
 4. MathJax 3 and reveal.js from the npm registry (``npm pack``), cached and copied into the
    site's ``_static``: the site typesets math and shows slides offline;
@@ -35,6 +37,7 @@ import json
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the coursebook package
@@ -118,6 +121,8 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
             shutil.rmtree(d)
     src.mkdir(parents=True)
     source = student_copies(notebooks, base / "notebooks") if edition == "student" else notebooks
+    if figures is not None and figures.is_dir():  # Markdown's ../figures/NAME.png resolves
+        shutil.copytree(figures, base / "figures", dirs_exist_ok=True)
     shutil.copy2(docs / "conf.py", src / "conf.py")
     static = src / "_static"
     if (docs / "_static").is_dir():
@@ -147,7 +152,8 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
 
 def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = EDITIONS,
           figures: Path | None = None) -> dict[str, Path]:
-    """Build each of `editions`; return {edition: its html folder}."""
+    """Build each of `editions`, side by side (each edition's Sphinx runs in its own
+    process); return {edition: its html folder}."""
     course_notebooks(notebooks)
     try:
         import myst_nb  # noqa: F401
@@ -157,7 +163,12 @@ def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = ED
     except ImportError as e:
         raise BookError(f"make book needs sphinx, myst-nb, sphinx-book-theme and nbconvert "
                         f"({e.name} is missing): run make book, which installs them") from e
-    return {e: build_edition(e, out, notebooks, docs, figures) for e in editions}
+    for pkg in (MATHJAX, REVEAL):  # into the cache once, before the editions share it
+        fetch(pkg)
+    with ThreadPoolExecutor(max_workers=len(editions)) as pool:  # two Sphinx processes
+        jobs = {e: pool.submit(build_edition, e, out, notebooks, docs, figures)
+                for e in editions}
+        return {e: job.result() for e, job in jobs.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
