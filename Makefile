@@ -134,9 +134,11 @@ live-smoke: $(LOCAL_STAMP)
 hostile: setup
 	$(PY) tools/hostile.py --out runs/hostile
 
-# The course site: Sphinx + myst-nb + sphinx-book-theme render the committed notebooks
-# (nothing re-executed) into $(BOOK)/html, with MathJax copied in from the npm registry
-# (tools/build_book.py; docs/conf.py says why not Jupyter Book).
+# The course site, in two editions: Sphinx + myst-nb + sphinx-book-theme render the committed
+# notebooks (nothing re-executed) into $(BOOK)/student/html (the student copies: no
+# solutions) and $(BOOK)/instructor/html (with them), with the syllabus, the instructor
+# guide, docs/guide/ and docs/course/, slides of 01-05, and MathJax and reveal.js copied in
+# from the npm registry (tools/build_book.py; docs/conf.py says why not Jupyter Book).
 BOOK ?= build/book
 BROWSER_OUT ?= runs/browser
 DOCS_STAMP := $(VENV)/.docs-installed
@@ -155,15 +157,16 @@ book: $(DOCS_STAMP)
 
 # The real-browser tier (not part of `make test`): Debian's Chromium (installed by
 # tools/ensure_chromium.sh where missing and apt is allowed; never a browser download)
-# driven by Playwright: every page of the site, then the panels of notebooks 03, 05 and 08
-# in a real JupyterLab. Screenshots in $(BROWSER_OUT)/. No browser: one line and a skip,
-# or a failure under CI=true.
+# driven by Playwright: every page of both sites (nothing cut at 1280 px or 390 px, the
+# downloads, the slides), then the panels of notebooks 03, 05 and 08 in a real JupyterLab.
+# Screenshots in $(BROWSER_OUT)/. No browser: one line and a skip, or a failure under CI=true.
 browser-test: $(BROWSER_STAMP)
 	@rc=0; bash tools/ensure_chromium.sh || rc=$$?; \
 	if [ $$rc -eq 3 ]; then exit 0; elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
 	$(MAKE) --no-print-directory book && \
 	HYPERSKILL_BROWSER_TIER=1 HYPERSKILL_BROWSER_OUT=$(BROWSER_OUT) \
-	  HYPERSKILL_BOOK_DIR=$(BOOK)/html $(PY) -m pytest -p no:cacheprovider tests/browser
+	  HYPERSKILL_BOOK_DIR=$(BOOK)/student/html HYPERSKILL_INSTRUCTOR_DIR=$(BOOK)/instructor/html \
+	  $(PY) -m pytest -p no:cacheprovider tests/browser
 
 # The README's two course screenshots, copied from the last browser run (not made by
 # `make test`): the site's course map and notebook 08's panel in JupyterLab after a

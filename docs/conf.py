@@ -9,24 +9,40 @@ copied into the site: the theme's assets come with its wheel and MathJax with th
 package ``mathjax`` (tools/build_book.py copies it into ``_static/mathjax``), so the site
 typesets its equations with no network.
 
+The build (tools/build_book.py) runs this configuration twice, once per edition (the
+student site without solutions, the instructor site with them), and leaves beside it a
+``_course.json`` with the edition and the values of the pages' ``{{ ... }}`` fields (MyST
+substitutions: the study-time table read from the notebooks' headers, the slide decks).
+
 Our addition (not from the paper): the course itself is ours; the paper has no course.
-Not here: the staging of the notebooks (widget outputs, the table of contents; see
-tools/build_book.py) and the checks of the built pages (tests/browser/).
+Not here: the staging of the notebooks (widget outputs, solutions, alt text, the table of
+contents; see tools/coursebook/) and the checks of the built pages (tests/browser/).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+_COURSE = Path(__file__).with_name("_course.json")
+course: dict = json.loads(_COURSE.read_text(encoding="utf-8")) if _COURSE.is_file() else {}
+"""What the build says about this edition ({} when Sphinx is run by hand)."""
+edition = course.get("edition", "instructor")
+
 project = "hyperskill_lite"
 author = "hyperskill_lite contributors"
 copyright = "hyperskill_lite contributors (MIT)"
-html_title = "HyperSkill, step by step: the hyperskill_lite course"
+html_title = "HyperSkill, step by step: the hyperskill_lite course" + (
+    " (instructor edition)" if edition == "instructor" else "")
 
 root_doc = "00_quickstart"
 """The course map opens notebook 00, so notebook 00 is the home page (index.html
 redirects to it)."""
 
 extensions = ["myst_nb"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
+exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints", "README.md"]
+html_extra_path = ["_extra"] if Path(__file__).with_name("_extra").is_dir() else []
+"""The slides (reveal.js pages made by nbconvert), copied into the site as they are."""
 
 # --- notebooks: render what is committed, run nothing --------------------------------
 nb_execution_mode = "off"
@@ -37,7 +53,10 @@ nb_output_stderr = "show"
 nb_merge_streams = True
 
 # --- MyST: the notebooks' own Markdown, as JupyterLab reads it ------------------------
-myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_enable_extensions = ["dollarmath", "amsmath", "substitution"]
+myst_substitutions = {k: v for k, v in course.items() if isinstance(v, str)}
+"""``{{ study_table }}``, ``{{ outcomes }}``, ``{{ slide_decks }}``, ``{{ edition_note }}``,
+``{{ grading_link }}`` in the Markdown pages (written by the build)."""
 myst_dmath_double_inline = True
 """``$$...$$`` inside a paragraph (a list item, say) is display math, as JupyterLab shows it;
 without this it stays raw ``$`` around an inline formula."""
@@ -54,7 +73,12 @@ html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
 """Without an icon the browser asks for /favicon.ico and logs a 404 as a console error."""
+html_css_files = ["course.css"]
+html_js_files = ["course.js"]
+"""Wide math, code, outputs and tables scroll inside their box instead of being cut; a
+monospace diagram a little too wide is set smaller to fit; a figure opens full size."""
 html_theme_options = {
+    "navbar_persistent": [],
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
     "show_toc_level": 2,
@@ -63,8 +87,13 @@ html_theme_options = {
     "use_repository_button": False,
     "navigation_with_keys": False,
 }
+"""``navbar_persistent: []``: one search box, the sidebar's (pydata-sphinx-theme's header
+would show a second one above it on a wide window)."""
 html_context = {"default_mode": "auto"}
 """The theme's light/dark mode; unset, its script logs a console error on a first visit."""
 html_last_updated_fmt = None
-html_copy_source = False
+html_copy_source = True
+html_sourcelink_suffix = ""
+"""The theme's ".ipynb" download button links to ``_sources/NAME.ipynb``; the build puts
+the notebook itself there (the student copy on the student site)."""
 html_show_sourcelink = False

@@ -149,7 +149,7 @@ def test_draw_hypergraph_styles_edges_and_nodes(memory):
         markers = {line.get_marker(): line.get_markeredgecolor() for line in ax.lines}
         assert markers == {"D": viz.COLORS["success_edge"], "s": viz.COLORS["failure_edge"]}
         texts = {t.get_text() for t in ax.texts}
-        assert {"e1", "e3", "Cross Source Validation"} <= texts
+        assert {"e1", "e3", "Cross Source\nValidation"} <= texts  # wrapped, not cut
     finally:
         plt.close(fig)
     with pytest.raises(ValueError, match="no hyperedge with nodes"):
@@ -308,9 +308,12 @@ def test_drawing_labels_do_not_overlap_each_other(memory):
     try:
         viz.draw_hypergraph(memory, ax=ax, seed=0)
         r = fig.canvas.get_renderer()
-        names = {memory.node(i).name[:20] for i in memory.node_ids(kind="skill")}  # labels cut at 26
-        text_box = matplotlib.text.Text.get_window_extent  # the text alone, not its leader line
-        boxes = [text_box(t, r) for t in ax.texts if t.get_text()[:20] in names]
+        names = {memory.node(i).name[:20] for i in memory.node_ids(kind="skill")}  # labels cut at 36
+        def text_box(t):  # the text alone, not its leader line, where it is drawn
+            t.update_positions(r)
+            return matplotlib.text.Text.get_window_extent(t, r)
+
+        boxes = [text_box(t) for t in ax.texts if t.get_text().replace("\n", " ")[:20] in names]
         assert len(boxes) == len(names)
         assert not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
     finally:
@@ -371,3 +374,133 @@ def test_heatmap_wraps_long_labels_at_word_boundaries():
         assert ticks[0] == "Premature Entity\nAssumption Under…" and ticks[1] == "Short"
     finally:
         plt.close(fig)
+
+
+# --- figures designed for the site's column, byte-stable across runs -------------------
+
+def test_heatmap_values_never_read_minus_zero():
+    fig, ax = plt.subplots(figsize=(4, 4))
+    try:
+        viz.plot_heatmap(np.array([[1e-17, -1e-17], [-0.004, -0.26]]), ["a", "b"], ax=ax)
+        assert [t.get_text() for t in ax.texts] == ["0.00", "0.00", "0.00", "-0.26"]
+    finally:
+        plt.close(fig)
+    assert viz.number(-0.0) == viz.number(0.0) == "0.00"
+
+
+def test_heatmap_values_are_written_only_where_they_read_in_the_column():
+    names = [f"skill {i}" for i in range(8)]
+    M = np.random.default_rng(0).uniform(-0.3, 1.0, (8, 8))
+    wide, axes = plt.subplots(1, 3, figsize=(12.6, 4.9))  # shrunk to the column: too small
+    column, ax = plt.subplots(figsize=(6.5, 5.5))
+    try:
+        for a in axes:
+            viz.plot_heatmap(M, names, ax=a)
+        assert all(len(a.texts) == 0 for a in axes)
+        viz.plot_heatmap(M, names, ax=ax)
+        assert len(ax.texts) == 64
+        assert min(viz.shown_pt(column, t.get_fontsize()) for t in ax.texts) >= viz.MIN_TEXT_PT
+        viz.plot_heatmap(M, names, ax=axes[0], annotate=True)  # asked for: written if it fits
+        assert len(axes[0].texts) == 64
+    finally:
+        plt.close(wide)
+        plt.close(column)
+
+
+def test_the_similarity_figure_fits_the_column_and_writes_each_pair_once():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(6, 8))
+    before, after = viz.cosine_matrix(Z), viz.cosine_matrix(Z + Z.mean(axis=0))
+    fig = viz.plot_similarity_change(before, after, [f"skill {i}" for i in range(6)])
+    try:
+        assert fig.get_size_inches()[0] == viz.COLUMN_IN
+        top, bottom = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+        assert len(top.texts) == 30 and len(bottom.texts) == 15  # off-diagonal; lower triangle
+        shown = {t.get_text() for t in top.texts}
+        assert viz.number(before[3, 1]) in shown and viz.number(after[1, 3]) in shown
+        assert viz.number(after[3, 1] - before[3, 1]) in {t.get_text() for t in bottom.texts}
+        assert "plain embeddings Z" in viz.describe_figure(fig)
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError, match="must both be"):
+        viz.plot_similarity_change(before, after[:3, :3], list("abcdef"))
+
+
+def test_before_after_drawing_is_one_column_figure_with_the_merge_ringed(memory):
+    import copy
+
+    before = copy.deepcopy(memory)
+    new = memory.merge_nodes("s1", "s2", Skill("Validate And Search", "Both in one."))
+    fig = viz.draw_before_after(before, memory, [{"a": "s1", "b": "s2", "new_id": new}],
+                                highlight=["s1", "s2"])
+    try:
+        assert fig.get_size_inches()[0] == viz.COLUMN_IN and len(fig.axes) == 2
+        gold = matplotlib.colors.to_rgb(viz.COLORS["highlight"])
+        rings = [sum(1 for p in ax.patches if getattr(p, "get_radius", None)
+                     and p.get_edgecolor()[:3] == pytest.approx(gold)) for ax in fig.axes]
+        assert rings == [2, 1]  # the pair before, the merged node after
+        assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 8
+    finally:
+        plt.close(fig)
+
+
+def test_describe_figure_is_the_png_description(tmp_path):
+    from PIL import Image
+
+    fig, ax = plt.subplots(figsize=viz.column_figsize())
+    ax.plot([0, 1], [0, 1])
+    ax.set(title="memory growth", xlabel="episode", ylabel="count")
+    viz.save_figure(fig, tmp_path / "f.png")
+    plt.close(fig)
+    with Image.open(tmp_path / "f.png") as im:
+        text = dict(im.text)
+        chunks = im.info
+    assert text == {"Title": "memory growth", "Description": "memory growth (axes: episode / count)"}
+    assert "Software" not in text and "dpi" in chunks
+
+
+FIGURE_SCRIPT = r"""
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.plots import viz
+from hyperskill_lite.types import Skill
+
+sign = float(sys.argv[2])  # float noise of either sign, as two runs of a notebook give
+M = np.array([[1.0, 0.84, 0.0], [0.84, 1.0, 0.35], [0.0, 0.35, 1.0]])
+noise = sign * 1e-16 * np.ones_like(M)
+fig = viz.plot_similarity_change(M, M + noise, ["a", "b", "c"], title="noise")
+viz.save_figure(fig, sys.argv[1] + "/sim.png")
+mem = HypergraphMemory(HashingEncoder(dim=32))
+for i, ok in enumerate([True, True, False]):
+    mem.add_trajectory(f"task {i}", [f"step {i}"], [Skill(f"Skill {i}", "do it"),
+                       Skill("Shared Skill", "always")], "lesson", success=ok, steps=3 + i)
+fig, ax = viz.hypergraph_figure()
+viz.draw_hypergraph(mem, ax=ax, seed=0, title="three trajectories")
+viz.save_figure(fig, sys.argv[1] + "/drawing.png")
+"""
+
+
+def test_saved_figures_are_byte_identical_across_runs(tmp_path):
+    """Two runs in fresh processes, with different hash seeds and float noise of opposite
+    signs, write the same bytes (no signed zero, no software tag or date, fixed fonts)."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed, sign in (("1", "1"), ("2", "-1")):
+        out = tmp_path / seed
+        out.mkdir()
+        env = {**os.environ, "PYTHONHASHSEED": seed, "MPLBACKEND": "Agg"}
+        subprocess.run([sys.executable, "-c", FIGURE_SCRIPT, str(out), sign], check=True,
+                       env=env, timeout=300)
+        outs.append(out)
+    for name in ("sim.png", "drawing.png"):
+        first, second = (o / name for o in outs)
+        assert first.read_bytes() == second.read_bytes(), name
+        assert b"tIME" not in first.read_bytes() and b"Matplotlib" not in first.read_bytes()

@@ -1,26 +1,31 @@
 #!/usr/bin/env python
-"""Build the course site (`make book`) from the committed, executed notebooks.
+"""Build the course site (`make book`) from the committed, executed notebooks, in two
+editions: the student site (no solutions) and the instructor site (with them).
 
 Nothing is re-executed: the notebooks' stored outputs are rendered by Sphinx + myst-nb with
-sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). Steps:
+sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). For each edition:
 
-1. stage: copy ``notebooks/NN_*.ipynb`` into ``OUT/src`` and adapt the copies for a static
-   page (`stage_notebook`): an ipywidgets panel's output becomes its static default figure
-   (the figure drawn by the cell before it) with a note to open the notebook in JupyterLab,
-   and the notebook's saved widget state is dropped (a widget in a static page would load
-   its JavaScript from a CDN); a collapsed solution cell stays collapsed (myst-nb's
-   ``hide-input``); nbval's ``# NBVAL_...`` markers are left out of the code shown;
-   notebook 00, whose opening is the course map, is the home page and lists the others in
-   order (a hidden table of contents, which gives the sidebar and prev/next links); links
-   to JupyterLab-style heading anchors are rewritten to the site's anchors;
-2. MathJax 3 (`MATHJAX_VERSION`) from the npm registry (``npm pack``), kept in a cache
-   folder and copied into the site's ``_static/mathjax``: the site typesets math offline;
-3. ``sphinx-build -W`` into ``OUT/html`` (a warning fails the build) and an ``index.html``
-   that redirects to the home page.
+1. the notebooks: the instructor edition stages ``notebooks/NN_*.ipynb``; the student
+   edition stages the student copies that ``python -m hyperskill_lite.course student``
+   writes (exercise cells with the task and an empty answer, no solutions); staging adapts
+   them for a static page (tools/coursebook/stage.py: panels, solutions, removed cells,
+   alt text, anchors);
+2. the pages: docs/syllabus.md, docs/instructor-guide.md, docs/slides.md and every page of
+   docs/course/ and docs/guide/ (tools/coursebook/pages.py), the study-time table read from
+   the notebooks' headers, and the table of contents on the home page (notebook 00); the
+   figures folder sits beside the source folder, where a notebook's ``../figures/NAME.png``
+   (and a guide page's ``../../figures/NAME.png``) finds it, as in the repository;
+3. slides of notebooks 01-05 (reveal.js via nbconvert, tools/coursebook/slides.py);
+4. MathJax 3 and reveal.js from the npm registry (``npm pack``), cached and copied into the
+   site's ``_static``: the site typesets math and shows slides offline;
+5. ``sphinx-build -W`` into ``OUT/EDITION/html`` (a warning fails the build), each page's
+   ".ipynb" download (the theme's button, ``_sources/NAME.ipynb``) replaced by the notebook
+   itself (the student copy on the student site), and an ``index.html`` that redirects to
+   the home page.
 
-Usage: ``python tools/build_book.py [--out build/book] [--notebooks notebooks]``.
-Every failure the user can meet (no notebooks, npm missing, Sphinx missing, a warning) is
-one line naming what to do, exit code 1.
+Usage: ``python tools/build_book.py [--out build/book] [--notebooks notebooks]
+[--edition both|student|instructor]``. Every failure the user can meet (no notebooks, npm
+missing, Sphinx missing, a warning) is one line naming what to do, exit code 1.
 
 Our addition: the paper ships no course. Not here: the page checks (tests/browser/).
 """
@@ -28,249 +33,75 @@ Our addition: the paper ships no course. Not here: the page checks (tests/browse
 from __future__ import annotations
 
 import argparse
-import copy
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the coursebook package
+from coursebook.npm import MATHJAX, REVEAL, BookError, copy_parts, fetch  # noqa: E402
+from coursebook.pages import (  # noqa: E402
+    TEACHING,
+    copy_pages,
+    header,
+    substitutions,
+    toctree,
+)
+from coursebook.slides import write_slides  # noqa: E402
+from coursebook.stage import (  # noqa: E402
+    EDITIONS,
+    HOME,
+    PANEL_NOTE,
+    WIDGET_VIEW,
+    course_notebooks,
+    default_figure,
+    github_anchors,
+    read,
+    stage,
+    stage_notebook,
+)
+
+__all__ = ["BookError", "EDITIONS", "HOME", "PANEL_NOTE", "WIDGET_VIEW", "build",
+           "build_edition", "course_notebooks", "default_figure", "github_anchors", "stage",
+           "stage_notebook", "student_copies", "main"]
 
 ROOT = Path(__file__).resolve().parents[1]
-MATHJAX_VERSION = "3.2.2"
-"""The MathJax release copied into the site (npm package ``mathjax``)."""
-MATHJAX_PARTS = ("tex-chtml.js", "input", "output/chtml.js", "output/chtml", "ui", "a11y",
-                 "sre", "adaptors")
-"""What the site needs of MathJax's ``es5/`` folder: the TeX-to-CHTML bundle, the TeX
-extensions it autoloads, its fonts, the menu and the accessibility parts it loads on
-demand."""
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-HOME = "00_quickstart"
-PANEL_NOTE = ("Interactive panel: open this notebook in JupyterLab (`make lab`) and run it to "
-              "turn the knobs. On this page, the figure for its default setting:")
-
-
-class BookError(Exception):
-    """A failure with a one-line message for the user."""
-
-
-def default_figure(cells: list[dict[str, Any]], before: int) -> dict[str, Any] | None:
-    """The last ``image/png`` output of a code cell above cell `before` (the static
-    default figure each panel has beside it), or None.
-
-    >>> png = {"output_type": "display_data", "data": {"image/png": "AAA"}, "metadata": {}}
-    >>> cells = [{"cell_type": "code", "outputs": [png]}, {"cell_type": "markdown"}]
-    >>> default_figure(cells, 2)["data"]["image/png"]
-    'AAA'
-    >>> default_figure(cells, 0) is None
-    True
-    """
-    for cell in reversed(cells[:before]):
-        if cell["cell_type"] != "code":
-            continue
-        for out in reversed(cell.get("outputs", [])):
-            if "image/png" in out.get("data", {}):
-                return out
-    return None
-
-
-def _strip_markers(source: str) -> str:
-    """The code without nbval's ``# NBVAL_...`` marker lines.
-
-    >>> _strip_markers("# NBVAL_IGNORE_OUTPUT\\npanel(draw)")
-    'panel(draw)'
-    """
-    lines = [ln for ln in source.splitlines(keepends=True)
-             if not re.match(r"\s*#\s*NBVAL_[A-Z_]+\s*$", ln)]
-    return "".join(lines)
-
-
-ANCHOR_LINK = re.compile(r"\]\(([^)#\s]*\.ipynb)?#([^)\s]+)\)")
-
-
-def github_anchors(markdown: str) -> str:
-    """Links to JupyterLab-style heading anchors (``#The-course-map``: the heading with
-    spaces as hyphens) rewritten to the site's GitHub-style anchors (``#the-course-map``).
-
-    >>> github_anchors("[map](00_quickstart.ipynb#The-course-map), [4](#4.-Turn-the-world)")
-    '[map](00_quickstart.ipynb#the-course-map), [4](#4-turn-the-world)'
-    """
-    def slug(m: re.Match[str]) -> str:
-        anchor = re.sub(r"[^\w\- ]", "", m.group(2).lower())
-        return f"]({m.group(1) or ''}#{anchor})"
-
-    return ANCHOR_LINK.sub(slug, markdown)
-
-
-def stage_notebook(nb: dict[str, Any], toc: list[str] | None = None) -> dict[str, Any]:
-    """A copy of notebook `nb` adapted for a static page (module docstring, step 1); with
-    `toc`, a hidden table of contents listing those pages is appended (the home page).
-
-    >>> panel = {"cell_type": "code", "metadata": {}, "source": "# NBVAL_IGNORE_OUTPUT\\npanel()",
-    ...          "outputs": [{"output_type": "execute_result", "metadata": {},
-    ...                       "data": {WIDGET_VIEW: {"model_id": "x"}, "text/plain": "VBox()"}}]}
-    >>> fig = {"cell_type": "code", "metadata": {}, "source": "draw()", "outputs": [
-    ...     {"output_type": "display_data", "metadata": {}, "data": {"image/png": "AAA"}}]}
-    >>> out = stage_notebook({"metadata": {"widgets": {}}, "cells": [fig, panel]})
-    >>> "widgets" in out["metadata"], out["cells"][1]["source"]
-    (False, 'panel()')
-    >>> [sorted(o.get("data", {})) for o in out["cells"][1]["outputs"]]
-    [['text/markdown'], ['image/png', 'text/plain']]
-    """
-    nb = copy.deepcopy(nb)
-    nb.get("metadata", {}).pop("widgets", None)
-    cells = nb["cells"]
-    for i, cell in enumerate(cells):
-        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        if cell["cell_type"] == "markdown":
-            cell["source"] = github_anchors(source)
-        if cell["cell_type"] != "code":
-            continue
-        cell["source"] = _strip_markers(source)
-        meta = cell.setdefault("metadata", {})
-        if meta.get("jupyter", {}).get("source_hidden"):
-            tags = meta.setdefault("tags", [])
-            if "hide-input" not in tags:
-                tags.append("hide-input")
-        if not any(WIDGET_VIEW in o.get("data", {}) for o in cell.get("outputs", [])):
-            continue
-        figure = default_figure(cells, i)
-        outputs: list[dict[str, Any]] = [{"output_type": "display_data", "metadata": {},
-                                          "data": {"text/markdown": PANEL_NOTE}}]
-        if figure is not None:
-            outputs.append({"output_type": "display_data", "metadata": {},
-                            "data": {"image/png": figure["data"]["image/png"],
-                                     "text/plain": "the panel's default figure"}})
-        cell["outputs"] = outputs
-    if toc:
-        entries = "\n".join(toc)
-        cells.append({"cell_type": "markdown", "metadata": {}, "id": "book-toc",
-                      "source": f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{entries}\n```\n"})
-    return nb
-
-
-def course_notebooks(notebooks: Path) -> list[Path]:
-    """The course's ``NN_*.ipynb`` in `notebooks`, in order; a folder without them is the
-    user's first mistake to hear about, before any missing tool."""
-    paths = sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))
-    if not paths:
-        raise BookError(f"no notebooks NN_*.ipynb in {notebooks}: run from the repository root "
-                        "or pass --notebooks")
-    return paths
-
-
-def stage(notebooks: Path, src: Path) -> list[str]:
-    """Write the staged copies of ``notebooks/NN_*.ipynb`` into `src`; return their names
-    in course order."""
-    paths = course_notebooks(notebooks)
-    names = [p.stem for p in paths]
-    if HOME not in names:
-        raise BookError(f"{notebooks} has no {HOME}.ipynb, the course map the site opens with")
-    for path in paths:
-        try:
-            nb = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise BookError(f"{path} is not a readable notebook ({e}); restore it from git") from e
-        toc = [n for n in names if n != HOME] if path.stem == HOME else None
-        staged = stage_notebook(nb, toc)
-        (src / path.name).write_text(json.dumps(staged, indent=1, ensure_ascii=False) + "\n",
-                                     encoding="utf-8")
-    return names
-
-
-def mathjax_cache() -> Path:
-    """Where the npm package is kept between builds."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hyperskill_lite" / f"mathjax-{MATHJAX_VERSION}"
-
-
-def fetch_mathjax(cache: Path) -> Path:
-    """MathJax's ``es5`` folder, from the cache or else from the npm registry (``npm
-    pack``, which checks the package's integrity). Returns the folder."""
-    es5 = cache / "es5"
-    if (es5 / "tex-chtml.js").is_file():
-        return es5
-    npm = shutil.which("npm")
-    if npm is None:
-        raise BookError(f"make book: MathJax {MATHJAX_VERSION} comes from the npm registry and "
-                        "npm was not found: install Node.js and npm (Debian: apt-get install "
-                        f"npm) or unpack the npm package mathjax@{MATHJAX_VERSION} into {cache}")
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache.parent) as tmp:
-        r = subprocess.run([npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--silent",
-                            "--pack-destination", tmp], capture_output=True, text=True)
-        tgz = Path(tmp) / f"mathjax-{MATHJAX_VERSION}.tgz"
-        if r.returncode != 0 or not tgz.is_file():
-            detail = (r.stderr.strip().splitlines() or ["no output"])[-1]
-            raise BookError(f"make book: npm pack mathjax@{MATHJAX_VERSION} failed ({detail}); "
-                            "check that the npm registry is reachable")
-        unpacked = Path(tmp) / "unpacked"
-        with tarfile.open(tgz) as tar:
-            members = [m for m in tar.getmembers() if m.name.startswith("package/es5/")
-                       and (m.isfile() or m.isdir())]
-            tar.extractall(unpacked, members=members, filter="data")
-        staged = Path(tmp) / "cache"
-        staged.mkdir()
-        shutil.move(str(unpacked / "package" / "es5"), staged / "es5")
-        if cache.exists():
-            shutil.rmtree(cache)
-        staged.rename(cache)  # atomic: a half-unpacked cache is never seen
-    return es5
-
-
-def copy_mathjax(es5: Path, static: Path) -> None:
-    """Copy what the site needs of MathJax (`MATHJAX_PARTS`) into ``static/mathjax``."""
-    dest = static / "mathjax"
-    for part in MATHJAX_PARTS:
-        src = es5 / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part, dirs_exist_ok=True)
-        elif src.is_file():
-            (dest / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / part)
-        else:
-            raise BookError(f"the MathJax cache {es5.parent} lacks {part}; delete the folder "
-                            "and run make book again")
-
 
 REDIRECT = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>hyperskill_lite course</title>
+<link rel="icon" href="_static/favicon.svg">
 <meta http-equiv="refresh" content="0; url={home}.html">
 <link rel="canonical" href="{home}.html">
 </head><body><p><a href="{home}.html">The course starts here.</a></p></body></html>
 """
 
 
-def build(out: Path, notebooks: Path, docs: Path) -> Path:
-    """Stage, fetch MathJax, run Sphinx; return the site folder ``out/html``."""
-    course_notebooks(notebooks)
-    try:
-        import myst_nb  # noqa: F401
-        import sphinx  # noqa: F401
-        import sphinx_book_theme  # noqa: F401
-    except ImportError as e:
-        raise BookError(f"make book needs sphinx, myst-nb and sphinx-book-theme ({e.name} is "
-                        "missing): run make book, which installs them") from e
-    src, html = out / "src", out / "html"
-    for d in (src, html):
-        if d.exists():
-            shutil.rmtree(d)
-    src.mkdir(parents=True)
-    shutil.copy2(docs / "conf.py", src / "conf.py")
-    static = src / "_static"
-    if (docs / "_static").is_dir():
-        shutil.copytree(docs / "_static", static)
-    static.mkdir(exist_ok=True)
-    stage(notebooks, src)
-    copy_mathjax(fetch_mathjax(mathjax_cache()), static)
-    log = out / "sphinx.log"
+def student_copies(notebooks: Path, out: Path) -> Path:
+    """The student copies of `notebooks`, written into the new folder `out` by the course
+    command (``python -m hyperskill_lite.course student OUT --notebooks DIR``)."""
+    if out.exists():
+        shutil.rmtree(out)
+    r = subprocess.run([sys.executable, "-m", "hyperskill_lite.course", "student", str(out),
+                        "--notebooks", str(notebooks)], capture_output=True, text=True)
+    if r.returncode != 0 or not any(out.glob("[0-9][0-9]_*.ipynb")):
+        detail = (r.stderr.strip().splitlines() or [f"exit code {r.returncode}"])[-1]
+        raise BookError(f"make book: the student copies could not be written ({detail}); "
+                        "run python -m hyperskill_lite.course student to see why")
+    return out
+
+
+def _grading_link(src: Path) -> str:
+    if (src / "course" / "grading.md").is_file():
+        return "[the grading workflow](course/grading.md)"
+    return "the grading workflow (docs/course/grading.md, written with the grader)"
+
+
+def _sphinx(src: Path, html: Path, doctrees: Path, log: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going",
-                        "-q", "-d", str(out / "doctrees"), str(src), str(html)],
+                        "-q", "-d", str(doctrees), str(src), str(html)],
                        capture_output=True, text=True)
     log.write_text(r.stdout + r.stderr, encoding="utf-8")
     if r.returncode != 0:
@@ -278,8 +109,66 @@ def build(out: Path, notebooks: Path, docs: Path) -> Path:
         first = warnings[0] if warnings else f"exit code {r.returncode}"
         raise BookError(f"sphinx-build failed ({len(warnings)} message(s); the first: {first}); "
                         f"all of them in {log}")
+
+
+def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
+                  figures: Path | None = None) -> Path:
+    """Build one edition into ``out/EDITION/html`` (module docstring); return that folder."""
+    base = out / edition
+    src, html = base / "src", base / "html"
+    for d in (src, html):
+        if d.exists():
+            shutil.rmtree(d)
+    src.mkdir(parents=True)
+    source = student_copies(notebooks, base / "notebooks") if edition == "student" else notebooks
+    if figures is not None and figures.is_dir():  # Markdown's ../figures/NAME.png resolves
+        shutil.copytree(figures, base / "figures", dirs_exist_ok=True)
+    shutil.copy2(docs / "conf.py", src / "conf.py")
+    static = src / "_static"
+    if (docs / "_static").is_dir():
+        shutil.copytree(docs / "_static", static)
+    static.mkdir(exist_ok=True)
+    sections = copy_pages(docs, src)
+    teaching = [n for n in TEACHING if (src / f"{n}.md").is_file()]
+    paths = course_notebooks(source)
+    names = [p.stem for p in paths]
+    stage(source, src, toctree([n for n in names if n != HOME], teaching, sections), edition,
+          figures)
+    copy_parts(MATHJAX, fetch(MATHJAX), static / "mathjax")
+    copy_parts(REVEAL, fetch(REVEAL), static / "reveal.js")
+    slides = write_slides(src, src / "_extra" / "slides")
+    headers = [header(p.stem, read(p)) for p in paths if p.stem != HOME]
+    values = substitutions(headers, edition, slides)
+    values["grading_link"] = _grading_link(src)
+    (src / "_course.json").write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
+    _sphinx(src, html, base / "doctrees", base / "sphinx.log")
+    downloads = html / "_sources"
+    downloads.mkdir(exist_ok=True)
+    for path in paths:  # the theme's ".ipynb" button: the notebook itself
+        shutil.copy2(path, downloads / path.name)
     (html / "index.html").write_text(REDIRECT.format(home=HOME), encoding="utf-8")
     return html
+
+
+def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = EDITIONS,
+          figures: Path | None = None) -> dict[str, Path]:
+    """Build each of `editions`, side by side (each edition's Sphinx runs in its own
+    process); return {edition: its html folder}."""
+    course_notebooks(notebooks)
+    try:
+        import myst_nb  # noqa: F401
+        import nbconvert  # noqa: F401
+        import sphinx  # noqa: F401
+        import sphinx_book_theme  # noqa: F401
+    except ImportError as e:
+        raise BookError(f"make book needs sphinx, myst-nb, sphinx-book-theme and nbconvert "
+                        f"({e.name} is missing): run make book, which installs them") from e
+    for pkg in (MATHJAX, REVEAL):  # into the cache once, before the editions share it
+        fetch(pkg)
+    with ThreadPoolExecutor(max_workers=len(editions)) as pool:  # two Sphinx processes
+        jobs = {e: pool.submit(build_edition, e, out, notebooks, docs, figures)
+                for e in editions}
+        return {e: job.result() for e, job in jobs.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,14 +176,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "book")
     parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
+    parser.add_argument("--figures", type=Path, default=ROOT / "figures",
+                        help="the saved figures the alt texts are read from")
+    parser.add_argument("--edition", choices=("both", *EDITIONS), default="both")
     args = parser.parse_args(argv)
+    editions = EDITIONS if args.edition == "both" else (args.edition,)
     try:
-        html = build(args.out.resolve(), args.notebooks.resolve(), args.docs.resolve())
+        sites = build(args.out.resolve(), args.notebooks.resolve(), args.docs.resolve(),
+                      editions, args.figures.resolve())
     except BookError as e:
         print(e, file=sys.stderr)
         return 1
-    pages = sorted(p.name for p in html.glob("[0-9][0-9]_*.html"))
-    print(f"course site: {html}/index.html ({len(pages)} notebook pages)")
+    for edition, html in sites.items():
+        pages = [p for p in html.rglob("*.html") if "_static" not in p.relative_to(html).parts]
+        print(f"{edition} site: {html}/index.html ({len(pages)} pages)")
     return 0
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from hyperskill_lite.plots.common import finish, new_axes
 from hyperskill_lite.plots.labels import place_labels
 from hyperskill_lite.plots.palette import method_color, method_style
+from hyperskill_lite.plots.style import COLUMN_IN
 
 __all__ = ["mean_spread", "plot_sweep", "plot_method_bars", "plot_method_dots", "BUBBLE_AREA",
            "bubble_areas",
@@ -184,7 +185,7 @@ def bubble_areas(ratio: np.ndarray, areas: tuple[float, float] = BUBBLE_AREA) ->
 
 def plot_cost_bubbles(
     names: Sequence[str], sr: Sequence[float], tokens: Sequence[float], ax=None,
-    title: str = "", highlight: str = "hyperskill",
+    title: str = "", highlight: str = "hyperskill", fontsize: float = 9,
 ):
     """The paper's cost figure (§4, "Performance vs. average tokens per task"): one
     bubble per method at (tokens per task in thousands, SR), colour `method_color`,
@@ -196,7 +197,9 @@ def plot_cost_bubbles(
     proportion to it: the ratios of methods that spend similar tokens differ by a few
     per cent, and areas proportional to them would all look the same (this differs from
     the paper's figure, which is what makes the encoding visible). The legend gives the
-    ratio of the smallest, middle and largest bubble."""
+    ratio of the smallest, middle and largest bubble: beside the axes in a wide figure,
+    below them in one drawn for the site's column (`COLUMN_IN`). Labels are `fontsize`
+    points."""
     sr_a, tok = np.asarray(sr, dtype=float), np.asarray(tokens, dtype=float)
     if len(names) != len(sr_a) or len(sr_a) != len(tok):
         raise ValueError(f"plot_cost_bubbles: {len(names)} names, {len(sr_a)} SRs and "
@@ -217,7 +220,7 @@ def plot_cost_bubbles(
     ypad = 0.1 * (np.ptp(sr_a) or 1.0)
     ax.set_ylim(sr_a.min() - ypad, sr_a.max() + ypad)
     texts = place_labels(ax, tok / 1000.0, sr_a, list(names), radii_pt=np.sqrt(sizes / np.pi),
-                         fontsize=7.5)
+                         fontsize=fontsize)
     for t, n in zip(texts, names):
         if t is not None and n == highlight:
             t.set_fontweight("bold")
@@ -225,9 +228,14 @@ def plot_cost_bubbles(
     for r in shown:
         ax.scatter([], [], s=float(bubble_areas(np.array([ratio.min(), r, ratio.max()]))[1]),
                    color="lightgrey", edgecolors="grey", label=f"{r:.2f}")
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), labelspacing=1.6,
-              borderpad=0.8, title="bubble area:\nSR points per\n1K tokens\n(min-max scaled)",
-              title_fontsize=7.5, frameon=False)
+    if ax.figure.get_size_inches()[0] > 1.4 * COLUMN_IN:
+        ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  labelspacing=1.6, borderpad=0.8, frameon=False, title_fontsize=fontsize,
+                  title="bubble area:\nSR points per\n1K tokens\n(min-max scaled)")
+    else:
+        ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  ncol=len(shown), frameon=False, title_fontsize=fontsize,
+                  title="bubble area: SR points per 1K tokens (min-max scaled)")
     ax.set_xlabel("tokens per task (K): agent + memory model")
     ax.set_ylabel("SR (%)")
     ax.grid(alpha=0.3)

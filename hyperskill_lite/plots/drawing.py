@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hyperskill_lite.plots.labels import place_labels
+from hyperskill_lite.plots.labels import place_labels, short_labels, wrap_label
 from hyperskill_lite.plots.palette import COLORS
+from hyperskill_lite.plots.style import COLUMN_IN, column_figsize
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
 __all__ = [
     "COLORS", "node_role", "representative_edges", "hypergraph_layout", "carry_layout",
-    "hypergraph_legend_handles", "draw_hypergraph", "incidence_table", "plot_incidence",
+    "hypergraph_legend_handles", "draw_hypergraph", "draw_before_after", "incidence_table",
+    "plot_incidence", "hypergraph_figure",
 ]
 
 def node_role(node_id: str, polarity: str | None) -> str:
@@ -77,42 +79,6 @@ def representative_edges(memory: HypergraphMemory, n: int = 6) -> list[str]:
         covered = set().union(*(skills[e] for e in chosen[:-1]))
         chosen[-1] = best(failed)
     return chosen
-
-
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
-
-
-def short_labels(texts: Sequence[str], width: int, ids: Sequence[str] | None = None) -> list[str]:
-    """Each text cut to `width` characters (ending in "…"), so that no two labels read
-    alike: texts whose cut labels would be equal are cut later, where they differ; texts
-    equal in full get their id appended (when `ids` are given).
-
-    >>> short_labels(["Query Specialised Data Sources", "Query Specialised Data Sites",
-    ...               "Short"], 20)
-    ['Query Specialised Data So…', 'Query Specialised Data Si…', 'Short']
-    >>> short_labels(["Same Name", "Same Name"], 20, ids=["s1", "s7"])
-    ['Same Name (s1)', 'Same Name (s7)']
-    """
-    out = [_short(t, width) for t in texts]
-    groups: dict[str, list[int]] = {}
-    for i, label in enumerate(out):
-        groups.setdefault(label, []).append(i)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        full = [texts[i] for i in members]
-        longest = max(len(t) for t in full)
-        w = width
-        while w < longest and len({_short(t, w) for t in full}) < len(set(full)):
-            w += 1
-        for i in members:
-            out[i] = _short(texts[i], w)
-        if len(set(full)) < len(full) and ids is not None:  # equal in full: say which
-            for i in members:
-                if sum(texts[j] == texts[i] for j in members) > 1:
-                    out[i] = f"{out[i]} ({ids[i]})"
-    return out
 
 
 def _spread(xy: np.ndarray, d_min: float, rounds: int = 60) -> np.ndarray:
@@ -244,19 +210,31 @@ def hypergraph_legend_handles(highlight_label: str | None = None) -> list:
             for m, fc, ec, w, ms, label in rows]
 
 
+def hypergraph_figure(height_ratio: float = 0.75):
+    """A figure and axes for one `draw_hypergraph` drawing, designed for the site's column:
+    `COLUMN_IN` wide, `height_ratio` times as high, the axes filling it but for room for
+    a two-line title above and the legend below. Returns (fig, ax)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=column_figsize(height_ratio))
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.9, bottom=0.1)
+    return fig, ax
+
+
 def draw_hypergraph(
     memory: HypergraphMemory,
     edge_ids: Sequence[str] | None = None,
     ax=None,
     seed: int = 0,
-    label_width: int = 26,
+    label_width: int = 36,
     subtask_labels: bool = False,
     title: str = "",
     pos: dict[str, np.ndarray] | None = None,
     highlight: Sequence[str] = (),
     highlight_label: str = "highlighted node",
     legend: bool = True,
-    fontsize: float = 8,
+    fontsize: float = 9,
+    label_wrap: int = 18,
 ):
     """HyperNetX rubber-band drawing of the memory (or of the hyperedges `edge_ids`),
     styled like the paper's hypergraph figure.
@@ -264,7 +242,8 @@ def draw_hypergraph(
     Hyperedges: filled hulls, green for successful and red for failed trajectories,
     with a diamond (success) or square (failure) marker and the edge id at the
     hyperedge's place in the layout. Nodes: skills blue circles, mistakes red circles
-    (both labelled with their names, cut to `label_width` characters), subtasks small
+    (both labelled with their names, cut to `label_width` characters and wrapped onto two
+    lines of about `label_wrap` characters: `wrap_label`), subtasks small
     light-blue dots (labelled with their ids if `subtask_labels`). Node labels are
     placed by `place_labels`: no label overlaps another label, a node or a hyperedge
     marker where a free spot exists; far-placed labels get a leader line.
@@ -288,7 +267,7 @@ def draw_hypergraph(
     setsystem = _setsystem(memory, edge_ids)
     if not setsystem:
         raise ValueError("draw_hypergraph: no hyperedge with nodes to draw")
-    ax = ax or plt.subplots(figsize=(9, 7))[1]
+    ax = ax or plt.subplots(figsize=(COLUMN_IN, 0.8 * COLUMN_IN))[1]
     views = {e: memory.edge(e) for e in setsystem}
     H = hnx.Hypergraph(setsystem)
     nodes = {i: memory.node(i) for i in H.nodes}
@@ -358,8 +337,8 @@ def draw_hypergraph(
     markers = [(x, y - dy / pt_per_data, 8.0) for x, y in (pos[e] for e in setsystem)
                for dy in (0.0, 12.0)]  # the hyperedge's marker and its id below it
     named = [i for i in node_ids if role[i] != "subtask"]
-    cut = dict(zip(named, short_labels([nodes[i].name or nodes[i].content for i in named],
-                                       label_width, ids=named)))
+    cut = dict(zip(named, (wrap_label(t, label_wrap) for t in short_labels(
+        [nodes[i].name or nodes[i].content for i in named], label_width, ids=named))))
     labels = [cut[i] if role[i] != "subtask" else (i if subtask_labels else "")
               for i in node_ids]
     place_labels(ax, [pos[i][0] for i in node_ids], [pos[i][1] for i in node_ids], labels,
@@ -368,9 +347,52 @@ def draw_hypergraph(
                                       "alpha": 0.7})
     if legend:
         handles = hypergraph_legend_handles(highlight_label if len(highlight) else None)
+        wide = ax.figure.get_size_inches()[0] > 1.4 * COLUMN_IN  # else two rows of entries
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                  ncol=len(handles), fontsize=fontsize, frameon=False)
+                  ncol=len(handles) if wide else 3, fontsize=fontsize, frameon=False)
     return ax
+
+
+def draw_before_after(
+    before: HypergraphMemory,
+    after: HypergraphMemory,
+    merged: Sequence[dict],
+    edge_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    highlight: Sequence[str] = (),
+    highlight_after: Sequence[str] | None = None,
+    titles: tuple[str, str] = ("before maintenance", "after maintenance"),
+    highlight_label: str = "merged pair / merged skill",
+    fontsize: float = 9,
+    panel_height: float = 4.6,
+):
+    """A memory before and after maintenance as one figure designed for the site's column:
+    two `draw_hypergraph` panels one above the other (`COLUMN_IN` wide, each
+    `panel_height` inches high) on one layout, the merged node of each row of `merged`
+    (``MaintenanceReport.merged``) midway between the pair it replaced (`carry_layout`),
+    and one legend below both. `edge_ids` limits both panels to those hyperedges;
+    `highlight` rings nodes before (the pair), `highlight_after` after (default: every
+    merged node drawn). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(COLUMN_IN, 2 * panel_height + 0.7))
+    legend_in = 0.7 / (2 * panel_height + 0.7)
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=legend_in, hspace=0.1)
+    box = top.get_position()
+    aspect = box.width * COLUMN_IN / (box.height * fig.get_size_inches()[1])
+    pos = hypergraph_layout(before, edge_ids, seed=seed, aspect=aspect)
+    carried = carry_layout(pos, merged)
+    drawn = set(_setsystem(after, edge_ids))
+    members = {i for e in drawn for i in after.edge(e).node_ids}
+    if highlight_after is None:
+        highlight_after = [r["new_id"] for r in merged if r["new_id"] in members]
+    draw_hypergraph(before, edge_ids, ax=top, pos=pos, highlight=highlight, legend=False,
+                    title=titles[0], fontsize=fontsize)
+    draw_hypergraph(after, edge_ids, ax=bottom, pos=carried, highlight=highlight_after,
+                    legend=False, title=titles[1], fontsize=fontsize)
+    handles = hypergraph_legend_handles(highlight_label)
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=fontsize, frameon=False)
+    return fig
 
 
 def incidence_table(

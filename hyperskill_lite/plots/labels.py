@@ -1,4 +1,5 @@
-"""Label placement without overlaps, for scatter plots and hypergraph drawings."""
+"""Labels for scatter plots and hypergraph drawings: their text (cut so that no two read
+alike, wrapped onto two lines) and their placement without overlaps."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["place_labels"]
+__all__ = ["place_labels", "short_labels", "wrap_label"]
 
 
 def place_labels(
@@ -63,7 +64,7 @@ def place_labels(
         if not labels[i]:
             continue
         best = None  # (overlaps, gap, text, box)
-        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0):
+        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0):
             for dx, dy in dirs:
                 off = (dx * (r_pt[i] + gap), dy * (r_pt[i] + gap))
                 ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
@@ -98,3 +99,59 @@ def place_labels(
         placed.append(box)
         out[i] = t
     return [out.get(i) for i in range(n)]
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def short_labels(texts: Sequence[str], width: int, ids: Sequence[str] | None = None) -> list[str]:
+    """Each text cut to `width` characters (ending in "…"), so that no two labels read
+    alike: texts whose cut labels would be equal are cut later, where they differ; texts
+    equal in full get their id appended (when `ids` are given).
+
+    >>> short_labels(["Query Specialised Data Sources", "Query Specialised Data Sites",
+    ...               "Short"], 20)
+    ['Query Specialised Data So…', 'Query Specialised Data Si…', 'Short']
+    >>> short_labels(["Same Name", "Same Name"], 20, ids=["s1", "s7"])
+    ['Same Name (s1)', 'Same Name (s7)']
+    """
+    out = [_short(t, width) for t in texts]
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(out):
+        groups.setdefault(label, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        full = [texts[i] for i in members]
+        longest = max(len(t) for t in full)
+        w = width
+        while w < longest and len({_short(t, w) for t in full}) < len(set(full)):
+            w += 1
+        for i in members:
+            out[i] = _short(texts[i], w)
+        if len(set(full)) < len(full) and ids is not None:  # equal in full: say which
+            for i in members:
+                if sum(texts[j] == texts[i] for j in members) > 1:
+                    out[i] = f"{out[i]} ({ids[i]})"
+    return out
+
+
+def wrap_label(text: str, width: int) -> str:
+    """`text` on at most two lines of about `width` characters, broken at spaces (a
+    word longer than `width` stays whole).
+
+    >>> wrap_label("Query Specialised Data Sources Ahead", 18)
+    'Query Specialised\\nData Sources Ahead'
+    >>> wrap_label("Short", 18)
+    'Short'
+    """
+    import textwrap
+
+    lines = textwrap.wrap(text, width, break_long_words=False) or [text]
+    if len(lines) <= 2:
+        return "\n".join(lines)
+    half = len(text) // 2
+    cut = min((i for i, ch in enumerate(text) if ch == " "), key=lambda i: abs(i - half),
+              default=None)
+    return text if cut is None else text[:cut] + "\n" + text[cut + 1:]

@@ -14,12 +14,14 @@ import numpy as np
 
 from hyperskill_lite.plots.common import finish, new_axes
 from hyperskill_lite.plots.palette import COLORS
+from hyperskill_lite.plots.style import COLUMN_IN, MIN_TEXT_PT, number, shown_pt
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.retrieval import Retrieval
 
-__all__ = ["cosine_matrix", "plot_heatmap", "gamma_grid", "plot_gamma_surface",
-           "plot_prune_map", "rank_comparison", "plot_rank_comparison"]
+__all__ = ["cosine_matrix", "plot_heatmap", "annotation_size", "plot_similarity_change",
+           "gamma_grid", "plot_gamma_surface", "plot_prune_map", "rank_comparison",
+           "plot_rank_comparison"]
 
 
 def cosine_matrix(Z: np.ndarray) -> np.ndarray:
@@ -45,18 +47,28 @@ def plot_heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
     cmap: str = "viridis",
-    annotate: bool = True,
+    annotate: bool | None = None,
     col_labels: Sequence[str] | None = None,
     wrap: int = 18,
     colorbar: bool = True,
     show_ylabels: bool = True,
+    fontsize: float = 9,
 ):
-    """A labelled heatmap of M (n, m) with a colourbar; values written in the cells
-    (2 decimals) when `annotate` and the matrix is at most 14 x 14. Labels longer than
-    `wrap` characters are wrapped at word boundaries onto two lines (never cut
-    mid-word; a longer rest ends in an ellipsis). `colorbar=False` leaves the colour
-    bar to the caller; `show_ylabels=False` drops the row labels (a panel beside one
-    that has them). Returns the axes; the image is `ax.images[0]`."""
+    """A labelled heatmap of M (n, m) with a colourbar; NaN cells are left blank. Cells
+    are coloured by their values rounded to 3 decimals, so that float noise in M never
+    changes a pixel of the figure.
+
+    Cell values (2 decimals, never a signed zero: `number`) are written where they stay
+    legible: with `annotate` None (the default) only when the value's text fits its cell
+    at a size that reads as at least `MIN_TEXT_PT` once the site shrinks the figure to
+    its column (`shown_pt`); the text takes the largest size up to `fontsize` that fits.
+    ``annotate=True`` writes them whenever they fit the cell at all, False never. Tick
+    labels are `fontsize` points; labels longer than `wrap` characters are wrapped at word
+    boundaries onto two lines (never cut mid-word; a longer rest ends in an ellipsis).
+    `colorbar=False` leaves the colour bar to the caller; `show_ylabels=False` drops the
+    row labels (a panel beside one that has them). Lay the figure out (its size, the
+    axes' place) before calling: the cell size is measured when this runs. Returns the
+    axes; the image is `ax.images[0]`."""
     import textwrap
 
     import matplotlib.pyplot as plt
@@ -72,23 +84,82 @@ def plot_heatmap(
     if M.shape != (len(labels), len(col_labels)):
         raise ValueError(f"plot_heatmap: M has shape {M.shape}, labels give "
                          f"({len(labels)}, {len(col_labels)})")
-    ax = ax or plt.subplots(figsize=(6, 5))[1]
-    im = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax = ax or plt.subplots(figsize=(COLUMN_IN, COLUMN_IN * 0.8))[1]
+    colours = plt.get_cmap(cmap).with_extremes(bad="white")
+    snapped = np.round(M, 3) + 0.0  # float noise (+-1e-16 about 0) never changes a colour
+    im = ax.imshow(np.ma.masked_invalid(snapped), cmap=colours, vmin=vmin, vmax=vmax)
     if colorbar:
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     ax.set_xticks(range(M.shape[1]), [fold(c) for c in col_labels], rotation=60, ha="right",
-                  rotation_mode="anchor", fontsize=7)
+                  rotation_mode="anchor", fontsize=fontsize)
     ax.set_yticks(range(M.shape[0]), [fold(r) for r in labels] if show_ylabels else [],
-                  fontsize=7)
-    if annotate and max(M.shape) <= 14:
+                  fontsize=fontsize)
+    size = annotation_size(ax, M.shape, fontsize)
+    if annotate is not False and size is not None and (annotate or shown_pt(
+            ax.figure, size) >= MIN_TEXT_PT):
         for (i, j), v in np.ndenumerate(M):
+            if not np.isfinite(v):
+                continue
             r, g, b, _ = im.cmap(im.norm(v))
             dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # luminance of the cell colour
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+            ax.text(j, i, number(v), ha="center", va="center", fontsize=size,
                     color="white" if dark else "black")
     if title:
         ax.set_title(title)
     return ax
+
+
+def annotation_size(ax, shape: tuple[int, int], largest: float = 9) -> float | None:
+    """The largest font size (points, at most `largest`, at least 4) at which a value
+    such as "-0.26" fits one cell of an image of `shape` (rows, columns) in `ax` as the
+    axes stand now; None when not even 4 points fit."""
+    fig = ax.figure
+    if fig.get_layout_engine() is not None:  # constrained layout places the axes at draw
+        fig.draw_without_rendering()
+    ax.apply_aspect()
+    box = ax.get_position()
+    w_pt = box.width * fig.get_size_inches()[0] * 72.0 / shape[1]
+    h_pt = box.height * fig.get_size_inches()[1] * 72.0 / shape[0]
+    size = min(largest, w_pt / 3.2, h_pt / 1.6)  # "-0.26": about 3 em wide, 1.2 em high
+    return size if size >= 4 else None
+
+
+def plot_similarity_change(
+    before: np.ndarray, after: np.ndarray, labels: Sequence[str],
+    names: tuple[str, str] = ("plain embeddings Z", "after propagation Z~"),
+    title: str = "", wrap: int = 18,
+):
+    """Two similarity matrices of the same items and their change, as one figure designed
+    for the site's column (`COLUMN_IN` wide, two panels one above the other). Top: one
+    matrix whose lower triangle is `before` and upper triangle `after` (the matrices are
+    symmetric, so each pair appears once per side: read a cell and its mirror image);
+    bottom: ``after - before`` on the lower triangle, on a diverging scale centred on
+    zero (both scales in steps of 0.05, the change's at least +-0.05). Every value is written in its cell where it reads (`plot_heatmap`). before,
+    after: (n, n). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    n = len(labels)
+    if before.shape != (n, n) or after.shape != (n, n):
+        raise ValueError(f"plot_similarity_change: before {before.shape} and after "
+                         f"{after.shape} must both be ({n}, {n}) for {n} labels")
+    lower = np.tril(np.ones((n, n), dtype=bool), k=-1)
+    both = np.where(lower, before, np.where(lower.T, after, np.nan))
+    change = np.where(lower, after - before, np.nan)
+    side = min(4.3, 0.55 * n + 1.0)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(COLUMN_IN, 2 * side + 2.6),
+                                      layout="constrained")
+    # colour scales in steps of 0.05: float noise in the data must not move them
+    low = float(np.floor(round(min(0.0, float(np.nanmin(both))) * 20, 6)) / 20)
+    plot_heatmap(both, labels, ax=top, vmin=low, vmax=1.0, wrap=wrap,
+                 title=f"below the diagonal: {names[0]}\nabove the diagonal: {names[1]}")
+    spread = float(np.nanmax(np.abs(change))) if np.isfinite(change).any() else 0.0
+    reach = max(0.05, float(np.ceil(round(spread * 20, 6)) / 20))
+    plot_heatmap(change, labels, ax=bottom, vmin=-reach, vmax=reach, cmap="RdBu_r", wrap=wrap,
+                 title=f"change: {names[1]} minus {names[0]}")
+    if title:
+        fig.suptitle(title)
+    return fig
 
 
 # ---------------------------------------------------------------------------- utility

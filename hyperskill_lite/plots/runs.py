@@ -21,10 +21,11 @@ from hyperskill_lite.plots.palette import (
     method_color,
     method_style,
 )
+from hyperskill_lite.plots.style import describe_figure, one_line
 
 __all__ = ["cumulative_sr", "plot_cumulative_sr", "plot_memory_growth", "maintenance_totals",
            "plot_maintenance_ops", "demo_figures", "report_figures", "save_figure",
-           "MAX_FIGURE_PX"]
+           "figure_metadata", "MAX_FIGURE_PX"]
 
 def cumulative_sr(records: Records) -> np.ndarray:
     """Cumulative success rate (%) after each episode, shape (n,).
@@ -188,8 +189,10 @@ or a GitHub page, where their text becomes unreadable."""
 
 
 def save_figure(fig, path: str | Path, dpi: int = 110, max_px: int = MAX_FIGURE_PX) -> None:
-    """Save `fig` as PNG at `path` (parents created), tight, without a software tag so
-    re-running a notebook rewrites byte-identical files when the drawing is unchanged.
+    """Save `fig` as PNG at `path` (parents created), tight, with fixed metadata so that
+    re-running a notebook rewrites byte-identical files when the drawing is unchanged: no
+    software tag or date, a ``Title`` (the figure's or first panel's title) and a
+    ``Description`` (`describe_figure`: what the figure shows, the site's alt text).
 
     Refuses (ValueError, nothing written) a figure whose saved width would exceed
     `max_px` pixels: draw it narrower (a smaller figsize, more rows) rather than let
@@ -202,4 +205,16 @@ def save_figure(fig, path: str | Path, dpi: int = 110, max_px: int = MAX_FIGURE_
                          f"over the {max_px} px cap; use a figure at most "
                          f"{max_px / dpi:.1f} in wide (or more rows)")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=figure_metadata(fig))
+
+
+def figure_metadata(fig) -> dict[str, str | None]:
+    """The PNG text chunks `save_figure` writes: no ``Software`` tag (it names the
+    matplotlib version), the title and the description of `fig`."""
+    head = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    title = one_line(head or (titles[0] if titles else ""))
+    meta: dict[str, str | None] = {"Software": None, "Description": describe_figure(fig)}
+    if title:
+        meta["Title"] = title
+    return meta

@@ -22,7 +22,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # support.py, pagecheck.py, lab.py
-from support import CHROMIUM_FLAGS, ROOT, VIEWPORT, chromium_path, serve, site_dir  # noqa: E402
+from support import (  # noqa: E402
+    CHROMIUM_FLAGS,
+    ROOT,
+    VIEWPORT,
+    chromium_path,
+    instructor_dir,
+    serve,
+    site_dir,
+)
 
 if os.environ.get("HYPERSKILL_BROWSER_TIER") != "1":
     collect_ignore_glob = ["test_*.py"]
@@ -66,12 +74,21 @@ def browser() -> Iterator[object]:
     shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def site() -> Iterator[str]:
-    """The base URL of the built site, served on loopback."""
-    html = site_dir()
+def _served(html: Path) -> Iterator[str]:
     if not (html / "index.html").is_file():
         pytest.fail(f"no built site at {html}: run make book first", pytrace=False)
     server, url = serve(html)
     yield url
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[str]:
+    """The base URL of the built student site, served on loopback."""
+    yield from _served(site_dir())
+
+
+@pytest.fixture(scope="session")
+def instructor_site() -> Iterator[str]:
+    """The base URL of the built instructor site, served on loopback."""
+    yield from _served(instructor_dir())

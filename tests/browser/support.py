@@ -48,5 +48,12 @@ def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 def site_dir() -> Path:
-    """The built course site (``$HYPERSKILL_BOOK_DIR`` or build/book/html)."""
-    return Path(os.environ.get("HYPERSKILL_BOOK_DIR", ROOT / "build" / "book" / "html"))
+    """The built student site (``$HYPERSKILL_BOOK_DIR`` or build/book/student/html)."""
+    return Path(os.environ.get("HYPERSKILL_BOOK_DIR", ROOT / "build" / "book" / "student" / "html"))
+
+
+def instructor_dir() -> Path:
+    """The built instructor site (``$HYPERSKILL_INSTRUCTOR_DIR`` or
+    build/book/instructor/html)."""
+    return Path(os.environ.get("HYPERSKILL_INSTRUCTOR_DIR",
+                               ROOT / "build" / "book" / "instructor" / "html"))
