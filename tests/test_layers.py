@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "compare": {"core", "types", "methods", "runner", "world", "protocol", "stats"},
     "launch": {"core", "types", "agent", "world", "bench", "methods", "runner", "protocol"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-            "runner", "compare", "sweep", "launch", "logs", "protocol"},
+            "runner", "compare", "sweep", "launch", "logs", "protocol", "_startup"},
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
               "protocol", "stats"},
     "logs": set(),
@@ -41,10 +41,11 @@ ALLOWED: dict[str, set[str]] = {
     "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                 "runner", "compare"},
     "course": set(),
+    "_startup": set(),
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
-                 "stats", "logs"},
+                 "stats", "logs", "_startup"},
 }
 """Area -> the other areas its modules may import (an area may always import itself)."""
 
