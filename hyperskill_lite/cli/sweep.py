@@ -31,7 +31,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                     "cores, or for live cells only the backbones' max_concurrent summed)")
     sw.add_argument("--out", type=Path, default=None,
                     help="output folder (default: runs/sweeps/<file stem>)")
-    sw.set_defaults(handler=command, on_interrupt=interrupted)
+    sw.set_defaults(handler=command, on_interrupt=interrupted, on_storage=_kept)
     return sw
 
 
@@ -40,9 +40,11 @@ def _out(args: argparse.Namespace) -> Path:
 
 
 def command(args: argparse.Namespace) -> int:
+    from hyperskill_lite.runner.files import check_out_folder
     from hyperskill_lite.sweep import run_sweep
 
     out = _out(args)
+    check_out_folder(out)
     results, paths = run_sweep(args.file, out, executor=args.executor, jobs=args.jobs,
                                address=args.address, log=print)
     failed = [r for r in results if r.status == "failed"]
@@ -58,6 +60,13 @@ def command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kept(args: argparse.Namespace) -> str:
+    out = _out(args)
+    if not out.is_dir():
+        return f"nothing was written yet ({out} was not created)"
+    return (f"finished cells and episodes are kept in {out}; rerun the same command to "
+            "complete the sweep")
+
+
 def interrupted(args: argparse.Namespace) -> str:
-    return (f"interrupted: finished cells and episodes are kept in {_out(args)}; rerun the "
-            "same command to complete the sweep")
+    return f"interrupted: {_kept(args)}"

@@ -49,7 +49,7 @@ from typing import Any
 from hyperskill_lite.sweep.spec import Cell, SweepSpec
 
 __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
-           "every_episode_failed", "EXECUTORS", "DONE_FILE"]
+           "every_episode_failed", "start_ray", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
 DONE_FILE = "sweep-done.json"
@@ -147,11 +147,13 @@ def spec_of(cell: Cell, out_root: Path) -> Any:
         evaluation=EvalProtocol(order_seed=cell.order_seed))
     if cell.backbone is None:
         return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing)
+    from hyperskill_lite.agent.tools import ToolSettings
+
     b, bb = cell.benchmark, cell.backbone
     assert b is not None
     return RunSpec(**common, backend="openai", model=bb.model, base_url=bb.base_url,
                    benchmark=b.name, data=Path(b.data), judge=b.judge, split=b.split,
-                   settings=bb.model_settings())
+                   settings=bb.model_settings(), tools=ToolSettings(sandbox=cell.sandbox))
 
 
 def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
@@ -212,27 +214,55 @@ class _Local:
     def submit_inprocess(self, cell: Cell, out: Path) -> Future:
         return self.pool.submit(run_cell_inprocess, cell, out)
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
+
+
+RAY_START_ATTEMPTS = 3
+"""Ray gives a starting node 30 s (fixed in Ray) to register; a loaded machine can need
+more: the start is tried this many times before the sweep gives up with one line."""
+
+
+def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> Any:
+    """``ray.init(**kwargs)`` (dashboard off, workers' logs not forwarded), tried again
+    when the node times out during startup; its context. Raises `SweepError` when it
+    never started."""
+    from hyperskill_lite.sweep.spec import SweepError
+
+    kwargs = {"include_dashboard": False, "log_to_driver": False, **kwargs}
+    last: BaseException | None = None
+    for attempt in range(attempts):
+        try:
+            return ray.init(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception on timeout
+            if "timed out during startup" not in str(exc):
+                raise
+            last = exc
+            logger.warning("Ray's node did not start in time (attempt %d of %d); trying "
+                           "again", attempt + 1, attempts)
+            ray.shutdown()
+    raise SweepError(f"Ray did not start after {attempts} attempts ({last}); the machine may "
+                     "be overloaded: try again, or use --executor local")
 
 
 class _Ray:
     def __init__(self, jobs: int, address: str | None) -> None:
+        from hyperskill_lite.sweep.spec import SweepError
+
         try:
             import ray
         except ImportError:
-            raise RuntimeError(
+            raise SweepError(
                 "the ray executor needs Ray: pip install 'hyperskill-lite[scale]' "
                 "(or pip install ray)"
             ) from None
         self.ray = ray
         self.started = not ray.is_initialized()
         if self.started:
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address:
-                ray.init(address=address, **kwargs)
+                start_ray(ray, address=address)
             else:
-                ray.init(num_cpus=jobs, **kwargs)
+                start_ray(ray, num_cpus=jobs)
         self.remote = ray.remote(num_cpus=1, max_retries=2)(run_cell_process)
         self.pool = ThreadPoolExecutor(max(jobs, 1))  # waits on Ray refs without blocking
 
@@ -240,8 +270,8 @@ class _Ray:
         ref = self.remote.remote(argv, env, cwd)
         return self.pool.submit(self.ray.get, ref)
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
         if self.started:
             self.ray.shutdown()
 
@@ -354,8 +384,16 @@ def run_cells(
                     (out / "logs").mkdir(exist_ok=True)
                     (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
                 progress(f" | {cell.key}: {results[i].status}")
-    finally:
+    except KeyboardInterrupt:
+        # child processes got the Ctrl-C too and end at once: wait for them; live cells
+        # in threads would finish their episodes first: leave them to the command, which
+        # exits as a kill would (their folders resume from their last episode)
+        runner.close(wait=not (threads and any(cells[i].backbone for i in running.values())))
+        raise
+    except BaseException:
         runner.close()
+        raise
+    runner.close()
     return [results[i] for i in range(len(cells))]
 
 
