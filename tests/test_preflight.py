@@ -83,6 +83,7 @@ def test_the_default_endpoint_without_a_key(env):
     with pytest.raises(PreflightError, match="no API key") as ei:
         preflight(PromptedLLM(None, "gpt-4o"))
     assert ei.value.check == "key"
+    assert "--base-url URL" in str(ei.value) and "base_url=" not in str(ei.value)  # the option
 
 
 def test_an_unreachable_server(env):
