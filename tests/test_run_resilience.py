@@ -197,7 +197,7 @@ def test_cli_an_episode_that_raised_is_recorded_and_a_rerun_resumes_past_it(tmp_
                                                                            reference):
     out = tmp_path / "run"
     first = _cli(out, "in_episode:3:raise")
-    assert first.returncode == 1
+    assert first.returncode == 3  # finished, with an errored episode
     line = _one_line(first.stderr)
     assert line.startswith(f"error: 1 of {N} episode(s) errored") and "MemoryError" in line
     assert "a rerun does not replay them" in line
@@ -205,7 +205,7 @@ def test_cli_an_episode_that_raised_is_recorded_and_a_rerun_resumes_past_it(tmp_
     assert len(records) == N and records[3]["errored"] == "exception"
     # resuming never replays the crash: the rerun (still raising there) is complete at once
     again = _cli(out, "in_episode:3:raise")
-    assert f"already complete ({N} episodes)" in again.stdout and again.returncode == 1
+    assert f"already complete ({N} episodes)" in again.stdout and again.returncode == 3
     assert _strip(read_records(out)) == _strip(records)
     want = _strip(read_records(reference))
     assert [r["index"] for r in _strip(records)] == [r["index"] for r in want]
@@ -217,7 +217,7 @@ def test_cli_a_process_that_dies_twice_in_an_episode_does_not_loop(tmp_path, ref
     assert json.loads((out / INFLIGHT).read_text())["attempts"] == 1
     assert _cli(out, "in_episode:4").returncode == -signal.SIGKILL  # the same crash again
     third = _cli(out, "in_episode:4")  # gives up on episode 5 and finishes the run
-    assert third.returncode == 1 and "errored" in _one_line(third.stderr)
+    assert third.returncode == 3 and "errored" in _one_line(third.stderr)
     records = read_records(out)
     assert len(records) == N and records[4]["errored"] == "crash"
     assert records[4]["error"].startswith("crash: the process died 2 times during this episode")

@@ -5,7 +5,10 @@ preflight, before the run folder exists: a missing or refused key or an unknown 
 one error line and exit 2); the command then says where it writes and whether it starts,
 resumes or finds the run complete, runs it (launch.py) with its log in ``OUT/run.log``,
 and prints the Table-1-style summary. SkillWorld runs say that their numbers are a
-simulation. A live run in which every episode failed exits 1. A GAIA test-split run
+simulation. A live run in which every episode failed exits 1; a run that finished with
+errored episodes (an exception outside the tools, or a process that died in one twice:
+recorded as failed, never replayed) exits 3 (`EXIT_ERRORED`) and its last line says how
+many. A GAIA test-split run
 (``--split test``) is never judged and writes ``OUT/submission.jsonl``.
 
 Not here: building the run's parts (launch.py), the episode loop (runner.py).
@@ -27,9 +30,11 @@ from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
 from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec
 
-__all__ = ["add_parser", "spec_from_args", "command", "interrupted"]
+__all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 
 SIMULATION = "offline simulation: these are NOT the paper's numbers"
+EXIT_ERRORED = 3
+"""Exit code of a run that finished with errored episodes (complete, nothing to retry)."""
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -184,10 +189,10 @@ def _print_summary(spec: RunSpec, parts, records: list[dict]) -> None:
 
 
 def _outcome(spec: RunSpec, records: list[dict]) -> int:
-    """The exit code, and the last line when episodes failed: 1 when an episode errored
-    (an unexpected exception, or the process died in it twice) or, in a live run, when
-    every episode failed; 0 otherwise (model errors of some episodes are said, not
-    fatal)."""
+    """The exit code, and the last line when episodes failed: 1 when, in a live run,
+    every episode failed; `EXIT_ERRORED` when an episode errored (an unexpected
+    exception, or the process died in it twice); 0 otherwise (model errors of some
+    episodes are said, not fatal)."""
     from hyperskill_lite.sweep.execute import every_episode_failed
 
     failed = [r for r in records if r.get("error")]
@@ -203,7 +208,7 @@ def _outcome(spec: RunSpec, records: list[dict]) -> int:
               f"exception, or the process died in them; first: episode "
               f"{errored[0]['index'] + 1}, {errored[0]['error'].split('; ')[0]}); they are recorded "
               f"as failed in {where} and a rerun does not replay them", file=sys.stderr)
-        return 1
+        return EXIT_ERRORED
     if failed:
         print(f"{len(failed)} of {len(records)} episode(s) recorded an error (see 'error' in "
               f"{where})")

@@ -1,5 +1,7 @@
 """``python -m hyperskill_lite sweep FILE``: a grid of runs from a TOML file on a local
-process pool or on Ray (sweep/).
+process pool or on Ray (sweep/). Exit code 1 when a cell failed (a rerun retries it), 3
+when every cell finished but some with errored episodes (recorded as failures, never
+replayed), 130 on Ctrl-C.
 
 Not here: the grid, its execution and its results (sweep/).
 """
@@ -11,6 +13,7 @@ import sys
 from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1
+from hyperskill_lite.cli.run import EXIT_ERRORED
 
 __all__ = ["add_parser", "command"]
 
@@ -53,10 +56,16 @@ def command(args: argparse.Namespace) -> int:
     for name in ("csv", "markdown", "failures", "cells"):
         print(f"wrote {paths[name]}")
     print(f"figures in {out / 'figures'}")
+    errored = [r for r in results if r.status in ("done", "skipped") and r.error]
     if failed:
         print(f"{len(failed)} of {len(results)} cell(s) failed (see {paths['failures']}); "
               "rerun the same command to retry them", file=sys.stderr)
         return 1
+    if errored:
+        print(f"error: {len(errored)} of {len(results)} cell(s) finished with errored "
+              f"episodes, counted as failures and not replayed (see {paths['failures']})",
+              file=sys.stderr)
+        return EXIT_ERRORED
     return 0
 
 

@@ -53,6 +53,10 @@ __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_
 
 EXECUTORS = ("local", "ray")
 DONE_FILE = "sweep-done.json"
+EXIT_ERRORED = 3
+"""The `run` command's exit code for a run that finished with errored episodes: the cell
+is done (its records, errored ones counted as failures, go into the tables) and its
+note says how many (``OUT/failures.md``)."""
 ERROR_TAIL = 1500
 logger = logging.getLogger(__name__)
 
@@ -60,7 +64,8 @@ logger = logging.getLogger(__name__)
 @dataclass
 class CellResult:
     """What became of one cell: "done", "skipped" (finished by an earlier sweep) or
-    "failed" (with `error`), its seconds and episodes."""
+    "failed" (with `error`), its seconds and episodes; a done cell whose run finished
+    with errored episodes says so in `error`."""
 
     cell: Cell
     status: str
@@ -160,7 +165,9 @@ def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     """Run one live cell in this thread, as its `run` command would (preflight before the
     folder exists, then the resumable run, with the cell's own ``run.log``); (exit code,
     one-line error or "", seconds). Exit codes as the command's: 2 for an error the user
-    can fix (bad data, a refused key, ...), 1 when every episode failed."""
+    can fix (bad data, a refused key, ...), 1 when every episode failed, `EXIT_ERRORED`
+    (3) when the run finished with errored episodes (an unexpected exception, or a
+    process that died in one twice)."""
     from hyperskill_lite import launch
     from hyperskill_lite.agent.cassette import CassetteMiss
     from hyperskill_lite.agent.llm import LLMError
@@ -183,6 +190,11 @@ def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     if every_episode_failed(records):
         return 1, (f"error: every episode of {cell.key} failed; the last: "
                    f"{' '.join(str(records[-1]['error']).split())[:300]}"), seconds
+    errored = [r for r in records if r.get("errored")]
+    if errored:  # as the `run` command: complete, the errored episodes recorded as failed
+        return EXIT_ERRORED, (f"{len(errored)} of {len(records)} episode(s) errored; the "
+                              f"first: {str(errored[0]['error']).split('; ')[0][:300]}"), \
+            seconds
     return 0, "", seconds
 
 
@@ -196,12 +208,14 @@ def encoder_thread_safe(name: str) -> bool:
     return type(enc).__name__ == "HashingEncoder" or bool(getattr(enc, "thread_safe", False))
 
 
-def _done_marker(run_dir: Path, argv: list[str]) -> bool:
+def _done_marker(run_dir: Path, argv: list[str]) -> dict[str, Any] | None:
+    """The cell's done marker when an earlier sweep finished it with this command line
+    (its "note" says when the run had errored episodes), else None."""
     try:
         doc = json.loads((run_dir / DONE_FILE).read_text())
     except (OSError, ValueError):
-        return False
-    return doc.get("argv") == argv
+        return None
+    return doc if isinstance(doc, dict) and doc.get("argv") == argv else None
 
 
 class _Local:
@@ -307,8 +321,10 @@ def run_cells(
     todo: list[int] = []
     for i, cell in enumerate(cells):
         argv = cell.argv(out)
-        if _done_marker(out / cell.key, argv):
-            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key))
+        marker = _done_marker(out / cell.key, argv)
+        if marker is not None:
+            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
+                                    error=marker.get("note"))
         else:
             todo.append(i)
     t0 = time.perf_counter()
@@ -373,13 +389,13 @@ def run_cells(
                     rc, tail, seconds = fut.result()
                 except Exception as exc:  # a Ray task that failed after its retries
                     rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
-                if rc == 0:
-                    (run_dir / DONE_FILE).write_text(
-                        json.dumps({"argv": cell.argv(out), "seconds": seconds}) + "\n")
-                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir))
+                if rc in (0, EXIT_ERRORED):
+                    note = _last_line(tail) if rc == EXIT_ERRORED else None
+                    (run_dir / DONE_FILE).write_text(json.dumps(
+                        {"argv": cell.argv(out), "seconds": seconds, "note": note}) + "\n")
+                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir), note)
                 else:
-                    last = [ln for ln in tail.strip().splitlines() if ln.strip()]
-                    error = f"{last[-1] if last else 'no output'} (exit code {rc})"
+                    error = f"{_last_line(tail)} (exit code {rc})"
                     results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
                     (out / "logs").mkdir(exist_ok=True)
                     (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
@@ -395,6 +411,11 @@ def run_cells(
         raise
     runner.close()
     return [results[i] for i in range(len(cells))]
+
+
+def _last_line(tail: str) -> str:
+    last = [ln for ln in tail.strip().splitlines() if ln.strip()]
+    return last[-1] if last else "no output"
 
 
 def log_info(line: str) -> None:

@@ -259,6 +259,9 @@ class PythonSandbox:
         return exe if exe and os.path.isfile(exe) else None
 
     def _find_problem(self) -> str | None:
+        if not sys.platform.startswith("linux") or not os.path.isdir("/proc"):
+            return ("the python tool's sandbox needs Linux (namespaces, /proc, prctl); run "
+                    "the live agent on Linux, e.g. in a container or a virtual machine")
         _clean_once()
         if self.isolation == "bwrap" and self._bwrap_path() is None:
             return (f"the python tool's default sandbox needs bubblewrap (bwrap), which is not "

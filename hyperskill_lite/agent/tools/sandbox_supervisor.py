@@ -263,4 +263,11 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException as exc:  # noqa: BLE001 - told to the host, which reports it
+        fd = json.loads(sys.argv[1]).get("status_fd") if len(sys.argv) > 1 else None
+        if fd is not None:
+            os.write(fd, (json.dumps({"setup_error": f"supervisor: {type(exc).__name__}: "
+                                                     f"{exc}"}) + "\n").encode())
+        raise SystemExit(125) from None
