@@ -489,14 +489,15 @@ def test_cells_with_errored_episodes_are_done_counted_and_named(tmp_path):
     """Every cell's second episode raises (HYPERSKILL_CRASH_AT, in each cell's `run`
     process): the cells finish, go into the table with that episode as a failure, are
     named in failures.md, and the sweep exits 3; a rerun skips them (nothing replayed)."""
-    spec = write(tmp_path, GRID.format(episodes=4))
+    spec = write(tmp_path, "[sweep]\nepisodes = 4\nencoder = 'hashing'\n[grid]\n"
+                           "method = ['hyperskill']\nprofile = ['xbench']\nseed = [0, 1]\n")
     env = {**os.environ, "HYPERSKILL_CRASH_AT": "in_episode:1:raise"}
     argv = [sys.executable, "-m", "hyperskill_lite", "sweep", str(spec), "--jobs", "2",
             "--out", str(tmp_path / "out")]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 3, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(
-        "error: 8 of 8 cell(s) finished with errored episodes")
+        "error: 2 of 2 cell(s) finished with errored episodes")
     cells = json.loads((tmp_path / "out" / "cells.json").read_text())
     assert {c["status"] for c in cells} == {"done"} and all(c["episodes"] == 4 for c in cells)
     assert all("1 of 4 episode(s) errored" in c["error"] for c in cells)
