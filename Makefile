@@ -98,8 +98,9 @@ $(LOCAL_STAMP): $(STAMP)
 	$(PIP) install -q -c constraints.txt --find-links $(WHEELS) -e ".[local]"
 	@touch $@
 
-# bubblewrap contains the agent's python tool (agent/tools/sandbox.py); where apt is not
-# allowed the tool falls back to process limits and says so.
+# bubblewrap contains the agent's python tool (agent/tools/sandbox.py); a run without it
+# refuses to start unless it chooses --sandbox process, which the smoke does (and says)
+# where apt is not allowed.
 # llama.cpp's own server (slots, continuous batching), built once from the llama-cpp-python
 # sdist the local tier pins, for `make bench`'s tokens/s row (12 min here, 19 MB). Without
 # it that row says "not measured" and why.
@@ -122,7 +123,7 @@ $(LLAMA_SERVER): $(STAMP)
 
 live-smoke: $(LOCAL_STAMP)
 	@command -v bwrap >/dev/null || apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
-	  echo "bubblewrap unavailable: the python tool runs with process limits only"
+	  echo "bubblewrap unavailable: the smoke runs choose --sandbox process (weaker isolation)"
 	$(PY) tools/live_smoke.py
 
 # The hostile-input tier (not part of `make test`; CI runs it after `make test`): every

@@ -28,6 +28,7 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 ``python -m hyperskill_lite demo``.
 """
 
+from hyperskill_lite import _startup  # noqa: F401 - first: Ctrl-C while `python -m` imports
 from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.agent.settings import ModelSettings, make_llms
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox

@@ -37,12 +37,15 @@ Not here: the CLI (cli.py wires ``python -m hyperskill_lite compare``), live run
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import signal
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +168,39 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int,
         "outcomes": [[int(r["index"]), str(r["task_id"]), int(bool(r["success"]))]
                      for r in records],
     }
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored from their first instruction: while
+    the block runs SIGINT is blocked and ignored here (children inherit both across
+    exec, and a Python started with SIGINT ignored keeps ignoring it, so a Ctrl-C during
+    a worker's start-up prints no traceback); a Ctrl-C that came meanwhile stays pending
+    and is raised here as KeyboardInterrupt when the block ends."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now (their runs resume from their folders when kept) and
+    release what the pool holds, so no "leaked semaphore" warning follows the one line
+    of a Ctrl-C. Runs with Ctrl-C held: a second one cannot cut it short."""
+    with _sigint_held():
+        workers = list(getattr(pool, "_processes", {}).values())
+        for proc in workers:
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for proc in workers:
+            proc.join(timeout=10)
 
 
 def _init_worker(threads: int) -> None:
@@ -399,14 +435,19 @@ def compare(
                 f"('minilm' or 'hashing(...)'), got {enc.name!r}; use jobs=1"
             ) from None
     n_tasks = len(make_tasks(profile, seed=seed_list[0], params=WorldParams(phrasing=phrasing)))
-    if episodes > n_tasks:
-        raise ValueError(
-            f"compare: profile {profile!r} has {n_tasks} tasks, asked for {episodes} episodes"
-        )
+    if episodes > n_tasks:  # as `run` does: all of them, and say so
+        note = (f"note: SkillWorld {profile} has {n_tasks} tasks; running all of them "
+                f"(--episodes {episodes} asked for more)")
+        (log or logging.getLogger(__name__).warning)(note)
+        episodes = n_tasks
     if base.eval_from is not None and base.eval_from >= episodes * base.passes:
         raise ValueError(f"compare: the evaluated part starts at episode {base.eval_from + 1}, "
                          f"after the run's {episodes * base.passes} episodes")
 
+    if out is not None:
+        from hyperskill_lite.runner.files import check_out_folder
+
+        check_out_folder(out)
     tmp = tempfile.TemporaryDirectory() if out is None else None
     root = Path(tmp.name if tmp is not None else out)  # type: ignore[arg-type]
     rows: list[dict[str, Any]] = []
@@ -429,6 +470,8 @@ def compare(
 
     try:
         if jobs == 1:
+            if log is not None:
+                log(f"[compare] {len(cells)} run(s) in this process")
             for seed, order, name in cells:
                 done(_run_cell(*cell_args(seed, order, name)))
         else:
@@ -438,17 +481,18 @@ def compare(
                 jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
             )
             try:
-                futures = []
-                for seed, order, name in cells:
-                    args = cell_args(seed, order, name)
-                    futures.append(pool.submit(_run_cell, *args[:6], enc.name, *args[7:]))
+                with _sigint_held():  # workers start with Ctrl-C ignored (from exec on)
+                    futures = []
+                    for seed, order, name in cells:
+                        args = cell_args(seed, order, name)
+                        futures.append(pool.submit(_run_cell, *args[:6], enc.name, *args[7:]))
+                if log is not None:
+                    log(f"[compare] {len(cells)} run(s) on {jobs} worker process(es)")
                 for fut in as_completed(futures):
                     done(fut.result())
             except BaseException:  # Ctrl-C or a failed cell: stop the workers now (a
                 # killed cell resumes from its run folder when `out` is kept)
-                for proc in list(getattr(pool, "_processes", {}).values()):
-                    proc.terminate()
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop_pool(pool)
                 raise
             pool.shutdown()
     finally:

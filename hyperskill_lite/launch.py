@@ -264,6 +264,11 @@ class RunParts:
     def config(self) -> HyperSkillConfig:
         return config_of(self.spec)
 
+    @property
+    def maintain_every(self) -> int:
+        """Maintenance period of the run: ceil(0.1 N) over the tasks of one pass."""
+        return self.config.maintain_every(len(self.tasks) // self.spec.evaluation.passes)
+
 
 def prepare(spec: RunSpec) -> RunParts:
     """Build the parts of a run (see the module docstring); nothing is written.
@@ -329,6 +334,8 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     else:
         raw = load_tasks_jsonl(spec.tasks)
         prompt_kind = "auto"
+    if not raw:
+        raise ValueError(_no_tasks(spec))
     tasks, available = ordered(raw, spec.episodes, spec.evaluation)
     cassette = None
     if spec.record:
@@ -370,6 +377,15 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
     return llm, judge_llm, executor, tasks, available, judge, learn_judge, judges
 
 
+def _no_tasks(spec: RunSpec) -> str:
+    """The one line for a task source that holds no task."""
+    if spec.tasks is not None:
+        return (f"{spec.tasks}: the file is empty (no tasks); write one task per line as "
+                'JSON, e.g. {"id": "t1", "question": "...", "answer": "..."}')
+    kept = " after --level/--subset" if spec.level or spec.subset else ""
+    return f"{spec.data}: no {spec.benchmark} tasks{kept}; check --data and the filters"
+
+
 def probe(parts: RunParts) -> dict[str, Any]:
     """Ask a live server what it supports (structured outputs, native tool calls); the
     answers, for run.json's ``observed`` (the preflight asked already: no new calls).
@@ -388,13 +404,19 @@ def probe(parts: RunParts) -> dict[str, Any]:
 
 def check_server(parts: RunParts) -> dict[str, Any]:
     """The preflight of a live run (agent/preflight.py), to call before its folder is
-    created: raises `PreflightError` (a ValueError: one line, exit 2) when the server
-    cannot serve the run; else what it found, for run.json's ``observed``. SkillWorld
-    runs and replays check nothing."""
-    from hyperskill_lite.agent.preflight import needs_for, preflight_run
+    created: raises `PreflightError` (a ValueError: one line, exit 2) when the python
+    tool's sandbox cannot be had here (`check_sandbox`: the default needs bubblewrap) or
+    the server cannot serve the run; else what it found, for run.json's ``observed``.
+    SkillWorld runs check nothing; replays check the sandbox only."""
+    from hyperskill_lite.agent.preflight import check_sandbox, needs_for, preflight_run
 
     spec = parts.spec
-    if not spec.live or spec.replay is not None:
+    if not spec.live:
+        return {}
+    sandbox = getattr(parts.executor.tools, "sandbox", None)
+    if sandbox is not None:  # replays run the python tool too: checked before anything
+        check_sandbox(sandbox)
+    if spec.replay is not None:
         return {}
     tools = parts.executor.tools.settings
     needs = {*spec.needs, *needs_for(parts.tasks, media=tools.media)}
@@ -417,8 +439,7 @@ def execute(parts: RunParts, observed: dict[str, Any] | None = None) -> list[dic
         seen["transport"] = spec.settings.transport()
     run_episodes(parts.system, parts.tasks, parts.executor, spec.out, judge=parts.judge,
                  learn_judge=parts.learn_judge,
-                 maintain_every=parts.config.maintain_every(len(parts.tasks)
-                                                            // spec.evaluation.passes),
+                 maintain_every=parts.maintain_every,
                  run_info=parts.info, observed=seen or None, protocol=spec.evaluation,
                  progress=spec.progress, usage=parts.usage)
     records = read_records(spec.out)

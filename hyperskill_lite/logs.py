@@ -105,6 +105,29 @@ def _lower_logger_level(logger: logging.Logger, level: str) -> None:
         logger.setLevel(want)
 
 
+class _RunFileHandler(logging.FileHandler):
+    """A run log that never prints logging's own "--- Logging error ---" traceback: on a
+    full disk the run's next write fails with one line of its own (cli/), so a log
+    record that could not be written is dropped, and counted in `dropped`."""
+
+    dropped = 0
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        self.dropped += 1
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError:
+            self.dropped += 1
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError:
+            self.dropped += 1
+
+
 class _RunFilter(logging.Filter):
     def __init__(self, token: str) -> None:
         super().__init__()
@@ -123,7 +146,7 @@ def run_log(out: Path, level: str = "INFO") -> Iterator[Path]:
     out.mkdir(parents=True, exist_ok=True)
     path = out / RUN_LOG
     token = f"{path.resolve()}#{id(object())}"
-    handler = logging.FileHandler(path, mode="a", encoding="utf-8", delay=False)
+    handler = _RunFileHandler(path, mode="a", encoding="utf-8", delay=False)
     handler.setLevel(level.upper())
     handler.setFormatter(logging.Formatter(FORMAT))
     handler.addFilter(_RunFilter(token))

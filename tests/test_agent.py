@@ -35,7 +35,8 @@ def tools(tmp_path_factory):
     (root / "facts.example.org" / "tower.html").write_text(
         "<title>Tower facts</title><p>The Example Tower is 330 metres tall.</p>"
     )
-    return Toolbox(corpus=LocalCorpus(root), python=PythonSandbox(timeout=5, memory_mb=512))
+    return Toolbox(corpus=LocalCorpus(root), python=PythonSandbox(timeout=5, memory_mb=512,
+                                                                 isolation="process"))
 
 
 def llm_for(srv: ScriptedServer, **kw) -> PromptedLLM:

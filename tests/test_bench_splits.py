@@ -139,7 +139,7 @@ def test_a_gaia_test_split_run_writes_a_submission_and_makes_no_judge_call(tmp_p
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     out = tmp_path / "run"
     with ScriptedServer(prompt_aware_responder, models=["m"], api_key=KEY) as srv:
-        rc = main(["run", "--benchmark", "gaia", "--data", str(SNAPSHOT), "--split", "test",
+        rc = main(["run", "--sandbox", "process", "--benchmark", "gaia", "--data", str(SNAPSHOT), "--split", "test",
                    "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
                    "--method", "hyperskill", "--encoder", "hashing", "--no-progress",
                    "--out", str(out)])
@@ -158,7 +158,7 @@ def test_a_gaia_test_split_run_writes_a_submission_and_makes_no_judge_call(tmp_p
     assert (info["split"], info["score_judge"], info["learn_judge"]) == ("test", "none", "outcome")
     assert "submission.jsonl" in capsys.readouterr().out
     # a GT judge makes no sense on withheld answers: refused before anything runs
-    assert main(["run", "--benchmark", "gaia", "--data", str(SNAPSHOT), "--split", "test",
+    assert main(["run", "--sandbox", "process", "--benchmark", "gaia", "--data", str(SNAPSHOT), "--split", "test",
                  "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                  "--judge", "llm", "--out", str(tmp_path / "x")]) == 2
     assert "never judged" in capsys.readouterr().err and not (tmp_path / "x").exists()

@@ -62,7 +62,7 @@ def test_live_run_records_then_replays_offline(tmp_path, env, capsys):
     tasks = _tasks_file(tmp_path)
     cassette = tmp_path / "cassette.jsonl"
     with ScriptedServer(prompt_aware_responder, api_key=SENTINEL, model="scripted") as server:
-        args = ["run", "--backend", "openai", "--base-url", server.base_url, "--model", "scripted",
+        args = ["run", "--sandbox", "process", "--backend", "openai", "--base-url", server.base_url, "--model", "scripted",
                 "--tasks", str(tasks), "--method", "hyperskill", "--episodes", "4",
                 "--encoder", "hashing", "--no-progress", "--judge", "exact"]
         assert main([*args, "--out", str(tmp_path / "live"), "--record", str(cassette)]) == 0
@@ -93,7 +93,7 @@ def test_malformed_reply_is_recorded_and_the_run_goes_on(tmp_path, env):
                     + "\n" + json.dumps({"id": "b", "question": "The second one?", "answer": "42"})
                     + "\n")
     with ScriptedServer(responder, model="m") as server:
-        rc = main(["run", "--backend", "openai", "--base-url", server.base_url, "--model", "m",
+        rc = main(["run", "--sandbox", "process", "--backend", "openai", "--base-url", server.base_url, "--model", "m",
                    "--tasks", str(path), "--method", "hyperskill", "--encoder", "hashing",
                    "--no-progress", "--out", str(tmp_path / "run")])
     assert rc == 0
@@ -106,7 +106,7 @@ def test_malformed_reply_is_recorded_and_the_run_goes_on(tmp_path, env):
 def test_synthetic_webwalkerqa_run_against_the_scripted_server(tmp_path, env):
     data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
     with ScriptedServer(prompt_aware_responder, model="m") as server:
-        rc = main(["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
+        rc = main(["run", "--sandbox", "process", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
                    "--backend", "openai", "--base-url", server.base_url, "--model", "m",
                    "--method", "hyperskill", "--encoder", "hashing", "--no-progress",
                    "--out", str(tmp_path / "wqa")])
@@ -120,7 +120,7 @@ def test_synthetic_webwalkerqa_run_against_the_scripted_server(tmp_path, env):
 def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tmp_path, env,
                                                                           capsys):
     data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
-    base = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
+    base = ["run", "--sandbox", "process", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
             "--backend", "openai", "--model", "m", "--method", "hyperskill",
             "--encoder", "hashing", "--no-progress"]
     with ScriptedServer(prompt_aware_responder, model="m") as server:
@@ -143,7 +143,7 @@ def test_self_judge_run_scores_with_the_gt_runs_judge_and_keeps_both_verdicts(tm
 
 
 def test_missing_benchmark_file_is_a_clear_error(tmp_path, env, capsys):
-    rc = main(["run", "--benchmark", "gaia", "--data", str(tmp_path / "nope"), "--backend",
+    rc = main(["run", "--sandbox", "process", "--benchmark", "gaia", "--data", str(tmp_path / "nope"), "--backend",
                "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                "--out", str(tmp_path / "o")])
     assert rc == 2
@@ -174,7 +174,7 @@ def test_a_gaia_run_reads_pages_over_http_without_extra_flags(tmp_path, env):
     """The paper's harness gives the agent crawl_page on every benchmark; so does `run`."""
     data = ROOT / "data" / "fixtures" / "gaia"
     with ScriptedServer(prompt_aware_responder, model="m") as server:
-        rc = main(["run", "--benchmark", "gaia", "--data", str(data), "--backend", "openai",
+        rc = main(["run", "--sandbox", "process", "--benchmark", "gaia", "--data", str(data), "--backend", "openai",
                    "--base-url", server.base_url, "--model", "m", "--method", "hyperskill",
                    "--encoder", "hashing", "--no-progress", "--episodes", "1",
                    "--protocol", "tools", "--out", str(tmp_path / "g")])
@@ -194,7 +194,7 @@ def test_a_benchmark_run_with_the_llm_judge_replays_offline(tmp_path, env):
     replay asks the cassette exactly what the run recorded (found by make live-smoke)."""
     data = ROOT / "data" / "fixtures" / "webwalkerqa_synthetic.jsonl"
     cassette = tmp_path / "c.jsonl"
-    args = ["run", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
+    args = ["run", "--sandbox", "process", "--benchmark", "webwalkerqa", "--data", str(data), "--subset", "all",
             "--backend", "openai", "--model", "m", "--method", "hyperskill", "--episodes", "3",
             "--encoder", "hashing", "--no-progress", "--search", "none"]
     with ScriptedServer(prompt_aware_responder, model="m") as server:

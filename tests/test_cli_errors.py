@@ -47,8 +47,16 @@ BAD = [
     (["compare", "--episodes", "0"], "--episodes: must be an integer >= 1, got 0"),
     (["compare", "--seeds", "0"], "--seeds: must be an integer >= 1, got 0"),
     (["compare", "--jobs", "0"], "--jobs: must be an integer >= 1, got 0"),
-    (["compare", "--profile", "xbench", "--episodes", "101", "--methods", "no-memory",
-      "--encoder", "hashing"], "profile 'xbench' has 100 tasks, asked for 101 episodes"),
+    (["run", "--out", "{tmp}/afile.txt"], "--out {tmp}/afile.txt: exists and is not a folder"),
+    (["run", "--out", "{tmp}/afile.txt/r"], "{tmp}/afile.txt is a file, not a folder"),
+    (["compare", "--out", "{tmp}/afile.txt", "--episodes", "2", "--methods", "no-memory",
+      "--encoder", "hashing", "--seeds", "1"], "--out {tmp}/afile.txt: exists and is not a folder"),
+    (["sweep", "{sweep}", "--out", "{tmp}/afile.txt"],
+     "--out {tmp}/afile.txt: exists and is not a folder"),
+    (["run", "--tasks", "{empty}", "--model", "m", "--out", "{tmp}/r"],
+     "empty.jsonl: the file is empty (no tasks)"),
+    (["run", "--tasks", "{broken}", "--model", "m", "--out", "{tmp}/r"],
+     "broken.jsonl, row 2: bad JSON: Unterminated string starting at: column 25"),
     (["sweep", "{tmp}/missing.toml"], "missing.toml: no such sweep file"),
     (["sweep", "{tmp}/x.toml", "--jobs", "0"], "--jobs: must be an integer >= 1, got 0"),
     (["report", "{tmp}"], "not a run folder (no run.json)"),
@@ -62,6 +70,13 @@ BAD = [
 def tasks(tmp_path):
     path = tmp_path / "tasks.jsonl"
     path.write_text(json.dumps({"id": "a", "question": "Six times seven?", "answer": "42"}) + "\n")
+    (tmp_path / "afile.txt").write_text("a user's file")
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "broken.jsonl").write_text(
+        '{"id": "a", "question": "x"}\n{"id": "b", "question": "Six times\n')
+    (tmp_path / "sweep.toml").write_text(
+        "[sweep]\nepisodes = 2\nencoder = 'hashing'\n[grid]\nmethod = ['no-memory']\n"
+        "profile = ['xbench']\n")
     return path
 
 
@@ -70,7 +85,9 @@ def test_a_bad_argument_is_one_error_line_and_exit_2(argv, says, tmp_path, tasks
                                                      monkeypatch):
     monkeypatch.delenv("HYPERSKILL_MODEL", raising=False)
     monkeypatch.delenv("HYPERSKILL_TRACEBACK", raising=False)
-    argv = [a.format(tmp=tmp_path, tasks=tasks) for a in argv]
+    fill = dict(tmp=tmp_path, tasks=tasks, empty=tmp_path / "empty.jsonl",
+                broken=tmp_path / "broken.jsonl", sweep=tmp_path / "sweep.toml")
+    argv = [a.format(**fill) for a in argv]
     try:
         rc = main(argv)
     except SystemExit as exc:  # argparse's errors
@@ -78,9 +95,30 @@ def test_a_bad_argument_is_one_error_line_and_exit_2(argv, says, tmp_path, tasks
     err = capsys.readouterr().err.strip()
     assert rc == 2, err
     assert err.count("\n") == 0 and err.startswith("error: "), err
-    assert says in err
-    assert "Traceback" not in err
+    assert says.format(**fill) in err
+    assert "Traceback" not in err and "[Errno" not in err
     assert not (tmp_path / "r").exists()  # nothing was started
+    assert (tmp_path / "afile.txt").read_text() == "a user's file"
+
+
+def test_compare_clamps_episodes_beyond_the_profile_and_says_so(capsys):
+    rc = main(["compare", "--profile", "xbench", "--episodes", "100000", "--methods",
+               "no-memory", "--encoder", "hashing", "--seeds", "1", "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert ("note: SkillWorld xbench has 100 tasks; running all of them (--episodes 100000 "
+            "asked for more)") in out
+    assert "100 episodes x 1 seed(s)" in out
+
+
+def test_help_shows_the_default_of_seeds_and_temperatures(capsys):
+    for command, option in (("run", "--seed SEED"), ("compare", "--stats-seed STATS_SEED"),
+                            ("run", "--judge-temperature JUDGE_TEMPERATURE")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        after = " ".join(text.split(f"  {option}", 1)[1].split("  --", 1)[0].split())
+        assert "(default: 0" in after, (option, after)
 
 
 def test_the_same_errors_from_the_installed_entry_point_carry_no_traceback(tmp_path):
@@ -193,25 +231,54 @@ def test_report_draws_existing_runs(tmp_path, capsys):
     assert (tmp_path / "busy" / "x.txt").read_text() == "x"
 
 
+def _wait_for_line(proc: subprocess.Popen, start: str) -> list[str]:
+    """Read the command's stdout until a line starts with `start` (its readiness signal);
+    the lines read. Ends early when the command exits."""
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith(start):
+            break
+    return lines
+
+
+def _finished_episodes(root: Path) -> int:
+    return sum(len(p.read_bytes().splitlines()) for p in root.glob("*/*/*/episodes.jsonl"))
+
+
 @pytest.mark.parametrize("keep", [False, True], ids=["without --out", "with --out"])
-def test_ctrl_c_on_compare_is_one_true_line(tmp_path, keep):
+@pytest.mark.parametrize("when", ["pool start-up", "mid-episode"])
+def test_ctrl_c_on_compare_is_one_true_line(tmp_path, keep, when):
     argv = [sys.executable, "-m", "hyperskill_lite", "compare", "--profile", "gaia",
             "--episodes", "165", "--seeds", "3", "--encoder", "hashing", "--jobs", "2"]
     if keep:
         argv += ["--out", str(tmp_path / "cmp")]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    time.sleep(6)  # the pool is up and cells are running
+    # ready: the workers are being started (the line follows their spawn) ...
+    assert _wait_for_line(proc, "[compare] ")[-1].startswith("[compare] 36 run(s) on 2 worker")
+    if when == "mid-episode":  # ... or a run has finished episodes
+        deadline = time.monotonic() + 600
+        while keep and _finished_episodes(tmp_path / "cmp") == 0:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     last = err.strip().splitlines()[-1]  # (memory-health warnings of finished cells above)
-    if keep:
-        assert "keeps every finished episode; rerun the same command to resume" in last
-        assert (tmp_path / "cmp").is_dir()
-    else:
+    if not keep:
         assert "nothing was kept" in last and "--out DIR" in last
+        return
+    cmp = tmp_path / "cmp"
+    if not cmp.exists():
+        assert last == f"interrupted: nothing was written yet ({cmp} was not created)"
+    elif _finished_episodes(cmp) == 0:
+        assert last == f"interrupted: {cmp} holds no finished episode yet"
+    else:
+        assert last.startswith(f"interrupted: {cmp} keeps every finished episode (")
+        assert last.endswith("rerun the same command to resume")
+        assert when == "pool start-up" or int(last.split("(")[1].split()[0]) > 0
 
 
 def test_report_summarises_the_evaluated_part_of_a_split_run(tmp_path, capsys):

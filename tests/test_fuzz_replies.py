@@ -523,6 +523,8 @@ def test_cli_run_with_fuzz_replies_exits_0_and_records_every_episode(tmp_path, m
         rc = main(
             [
                 "run",
+                "--sandbox",
+                "process",
                 "--backend",
                 "openai",
                 "--base-url",

@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "compare": {"core", "types", "methods", "runner", "world", "protocol", "stats"},
     "launch": {"core", "types", "agent", "world", "bench", "methods", "runner", "protocol"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
-            "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio"},
+            "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio", "_startup"},
     "serve": {"core", "types", "agent", "runner"},
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
               "protocol", "stats"},
@@ -43,10 +43,11 @@ ALLOWED: dict[str, set[str]] = {
                 "runner", "compare"},
     "course": set(),
     "studio": {"core", "types", "runner", "protocol", "plots"},
+    "_startup": set(),
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
-                 "stats", "logs", "serve", "studio"},
+                 "stats", "logs", "serve", "studio", "_startup"},
 }
 """Area -> the other areas its modules may import (an area may always import itself)."""
 

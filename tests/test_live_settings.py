@@ -143,7 +143,7 @@ def test_run_options_reach_the_server_and_run_json(env, tmp_path):
     """--temperature, --extra-body and the judge's model and temperature, as sent."""
     env.setenv("OPENAI_API_KEY", KEY)
     with ScriptedServer(prompt_aware_responder, models=["m", "judge-m"], api_key=KEY) as srv:
-        rc = main(["run", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
+        rc = main(["run", "--sandbox", "process", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
                    "--tasks", str(_tasks(tmp_path)), "--method", "hyperskill", "--encoder",
                    "hashing", "--no-progress", "--judge", "llm", "--temperature", "0.3",
                    "--extra-body", json.dumps(NO_THINK), "--judge-model", "judge-m",
@@ -171,7 +171,7 @@ def test_the_judge_on_its_own_server_uses_its_own_key(env, tmp_path):
     env.setenv("HYPERSKILL_JUDGE_API_KEY", JUDGE_KEY)
     with ScriptedServer(prompt_aware_responder, models=["m"], api_key=KEY) as a, \
             ScriptedServer(prompt_aware_responder, models=["gpt-j"], api_key=JUDGE_KEY) as j:
-        rc = main(["run", "--backend", "openai", "--base-url", a.base_url, "--model", "m",
+        rc = main(["run", "--sandbox", "process", "--backend", "openai", "--base-url", a.base_url, "--model", "m",
                    "--tasks", str(_tasks(tmp_path)), "--method", "no-memory", "--encoder",
                    "hashing", "--no-progress", "--judge", "llm", "--judge-model", "gpt-j",
                    "--judge-base-url", j.base_url, "--judge-temperature", "0.2",
@@ -195,7 +195,7 @@ def test_reasoning_is_kept_in_the_record_and_never_in_the_memory(env, tmp_path):
 
     env.setenv("OPENAI_API_KEY", KEY)
     with ScriptedServer(thinking, models=["m"]) as srv:
-        rc = main(["run", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
+        rc = main(["run", "--sandbox", "process", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
                    "--tasks", str(_tasks(tmp_path)), "--method", "hyperskill", "--encoder",
                    "hashing", "--no-progress", "--judge", "exact", "--out",
                    str(tmp_path / "run")])

@@ -87,7 +87,7 @@ def test_a_live_run_writes_run_log_with_calls_and_episodes(tmp_path, monkeypatch
     tasks.write_text("".join(json.dumps({"id": f"t{i}", "question": "Six times seven?",
                                          "answer": "42"}) + "\n" for i in range(2)))
     with ScriptedServer(prompt_aware_responder, models=["m"], api_key=KEY) as srv:
-        rc = main(["run", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
+        rc = main(["run", "--sandbox", "process", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
                    "--tasks", str(tasks), "--method", "hyperskill", "--encoder", "hashing",
                    "--no-progress", "--judge", "exact", "--log-level", "INFO",
                    "--out", str(tmp_path / "run")])

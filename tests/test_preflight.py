@@ -83,6 +83,7 @@ def test_the_default_endpoint_without_a_key(env):
     with pytest.raises(PreflightError, match="no API key") as ei:
         preflight(PromptedLLM(None, "gpt-4o"))
     assert ei.value.check == "key"
+    assert "--base-url URL" in str(ei.value) and "base_url=" not in str(ei.value)  # the option
 
 
 def test_an_unreachable_server(env):
@@ -190,8 +191,8 @@ def _tasks(tmp_path: Path, n: int = 4) -> Path:
 
 
 def _run_args(srv: ScriptedServer, tasks: Path, out: Path) -> list[str]:
-    return ["run", "--backend", "openai", "--base-url", srv.base_url, "--model", "m",
-            "--tasks", str(tasks), "--method", "hyperskill", "--encoder", "hashing",
+    return ["run", "--sandbox", "process", "--backend", "openai", "--base-url", srv.base_url,
+            "--model", "m", "--tasks", str(tasks), "--method", "hyperskill", "--encoder", "hashing",
             "--no-progress", "--judge", "exact", "--max-retries", "0", "--out", str(out)]
 
 
@@ -267,3 +268,45 @@ def test_vision_is_asked_of_the_model_the_image_tool_uses(env):
         assert len(vl_srv.probes) == 1 and vl_srv.probes[0]["model"] == "vl-m"
         with pytest.raises(PreflightError, match="'text-m' .* does not accept images"):
             preflight_run(llm(text_srv, model="text-m"), needs=["vision"])
+
+
+# --------------------------------------------------------------------------- the sandbox
+@pytest.mark.parametrize("how", ["live", "replay"])
+def test_without_bubblewrap_the_default_run_exits_2_before_writing_anything(tmp_path, how):
+    """No bwrap on PATH (a machine without bubblewrap): the default `--sandbox bwrap`
+    refuses at the preflight, before the server is asked or a folder exists, naming
+    bubblewrap, how to install it and the option that accepts weaker isolation."""
+    import subprocess
+    import sys
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    out = tmp_path / "run"
+    source = ["--replay", str(tmp_path / "none.jsonl")] if how == "replay" else []
+    argv = [sys.executable, "-m", "hyperskill_lite", "run", "--backend", "openai",
+            "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--tasks",
+            str(_tasks(tmp_path)), "--encoder", "hashing", "--out", str(out), *source]
+    if how == "replay":
+        from hyperskill_lite.agent.cassette import FORMAT, VERSION
+
+        (tmp_path / "none.jsonl").write_text(json.dumps({"format": FORMAT,
+                                                         "version": VERSION}) + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "HYPERSKILL_TRACEBACK"}
+    done = subprocess.run(argv, env={**env, "PATH": str(empty)}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip()
+    assert err.count("\n") == 0 and err.startswith("error: the python tool's default sandbox "
+                                                   "needs bubblewrap (bwrap)"), err
+    assert "apt-get install bubblewrap" in err and "--sandbox process" in err
+    assert done.stdout == "" and not out.exists()
+
+
+def test_check_sandbox_names_the_isolation_that_will_run():
+    from hyperskill_lite.agent.preflight import check_sandbox
+    from hyperskill_lite.agent.tools import PythonSandbox
+
+    sandbox = PythonSandbox(isolation="process")
+    if sandbox.problem() is not None:
+        pytest.skip(f"process mode cannot start here: {sandbox.problem()}")
+    assert check_sandbox(sandbox) == "process"

@@ -1,13 +1,23 @@
-"""Tests for tools/sandbox.py: the python tool's limits (time, memory, processes, env,
-cwd) under both isolations, and what bubblewrap contains (home, network)."""
+"""Tests for tools/sandbox.py: the python tool's limits (time, memory, processes, disk,
+environment, capabilities, descendants) under both isolations, what bubblewrap contains
+(home, network), that a missing bubblewrap fails closed, and that the tool's temporary
+folders go away even after kill -9 of the run.
+
+The bubblewrap tests skip where ``bwrap`` is missing (a fresh CI machine runs `make
+test` before `make live-smoke` installs it); the process-mode tests skip where that
+mode cannot start (run by root on a kernel that refuses mount namespaces while the
+interpreter lives where "nobody" cannot reach it). Measured here (printed with ``-s``):
+the seconds the supervisor took to kill every descendant, and the megabytes a 960 MB
+write got before it failed at the cap."""
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import secrets
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,31 +26,31 @@ from pathlib import Path
 import pytest
 
 from hyperskill_lite.agent.tools import PythonSandbox, Toolbox, safe_env
-from hyperskill_lite.agent.tools import sandbox as sandbox_module
+from hyperskill_lite.agent.tools.sandbox_folders import LOCK, WorkFolder, clean_leftovers
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="the sandbox needs Linux /proc")
 
 NO_BWRAP = ("bubblewrap (bwrap) is not installed or cannot create namespaces here; "
             "the live tier installs it (apt-get install bubblewrap)")
+ROOT = os.geteuid() == 0
 
 
-def _bwrap_works() -> bool:
-    return shutil.which("bwrap") is not None and PythonSandbox(timeout=5).mode == "bwrap"
+def _skip_unless_usable(sb: PythonSandbox) -> PythonSandbox:
+    problem = sb.problem()
+    if problem is not None:
+        pytest.skip(NO_BWRAP if sb.isolation == "bwrap" else f"process mode: {problem}")
+    return sb
 
 
 @pytest.fixture(scope="module", params=["process", "bwrap"])
 def sandbox(request):
-    if request.param == "bwrap" and not _bwrap_works():
-        pytest.skip(NO_BWRAP)
-    return PythonSandbox(timeout=3.0, memory_mb=512, max_procs=16, max_output_chars=500,
-                         isolation=request.param)
+    return _skip_unless_usable(PythonSandbox(timeout=3.0, memory_mb=512, max_procs=16,
+                                             max_output_chars=500, isolation=request.param))
 
 
 @pytest.fixture(scope="module")
 def contained():
-    if not _bwrap_works():
-        pytest.skip(NO_BWRAP)
-    return PythonSandbox(timeout=5.0, memory_mb=512, isolation="bwrap")
+    return _skip_unless_usable(PythonSandbox(timeout=5.0, memory_mb=512, isolation="bwrap"))
 
 
 def test_runs_code_and_returns_what_it_prints(sandbox):
@@ -56,10 +66,9 @@ def test_errors_are_reported_with_the_traceback(sandbox):
 
 
 def test_infinite_loop_is_stopped(sandbox):
-    t0 = time.monotonic()
     out = sandbox.run("while True:\n    pass")
     assert out.startswith("Error: python timed out after 3 s (stopped).")
-    assert time.monotonic() - t0 < 8
+    assert sandbox.last_status["why"] == "timeout" or sandbox.last_status["signal"]
 
 
 def test_ten_gigabyte_allocation_is_stopped(sandbox):
@@ -68,12 +77,10 @@ def test_ten_gigabyte_allocation_is_stopped(sandbox):
 
 
 def test_fork_bomb_is_stopped(sandbox):
-    t0 = time.monotonic()
     out = sandbox.run("import os\nwhile True:\n    os.fork()")
     assert out.startswith("Error: python exceeded the process limit of 16") or out.startswith(
         "Error: python timed out"
     )
-    assert time.monotonic() - t0 < 8
 
 
 def test_output_is_truncated(sandbox):
@@ -82,32 +89,97 @@ def test_output_is_truncated(sandbox):
     assert "[... truncated," in out and len(out) < 700
 
 
-def test_environment_has_no_secrets_and_cwd_is_fresh(sandbox, monkeypatch):
-    monkeypatch.setenv("MY_API_KEY", "sk-should-not-leak")
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp-should-not-leak")
-    code = (
-        "import os, json\nprint(json.dumps({'keys': [k for k in os.environ if 'KEY' in k or 'TOKEN' in k],"
-        " 'cwd': os.getcwd(), 'files': os.listdir('.')}))\nopen('scratch.txt', 'w').write('x')"
-    )
+def test_each_call_starts_in_a_fresh_working_folder(sandbox):
+    code = ("import os, json\nprint(json.dumps({'cwd': os.getcwd(), 'home': os.environ['HOME'],"
+            " 'files': os.listdir('.')}))\nopen('scratch.txt', 'w').write('x')")
     first, second = json.loads(sandbox.run(code)), json.loads(sandbox.run(code))
-    assert first["keys"] == [] and second["keys"] == []
     assert first["files"] == ["main.py"] and second["files"] == ["main.py"]  # scratch.txt is gone
-    if sandbox.mode == "process":
-        assert first["cwd"] != second["cwd"]
-        assert not os.path.exists(first["cwd"])
-    else:  # the run's folder is bound at /sandbox; a fresh one each run (files above)
-        assert first["cwd"] == second["cwd"] == "/sandbox"
+    assert first["home"] == first["cwd"]
+    if sandbox.isolation == "bwrap":
+        assert first["cwd"] == "/sandbox"
+    elif ROOT:  # its own mount namespace: /tmp is the capped working folder
+        assert first["cwd"] == "/tmp"
+    else:
+        assert first["cwd"] != second["cwd"] and not os.path.exists(first["cwd"])
 
 
-def test_safe_env_drops_secret_names():
-    env = {
-        "PATH": "/bin",
-        "OPENAI_API_KEY": "k",
-        "HF_TOKEN": "t",
-        "DB_PASSWORD": "p",
-        "AWS_SECRET": "s",
-    }
-    assert safe_env(env) == {"PATH": "/bin"}
+SECRETS = {
+    "MY_API_KEY": "sk-should-not-leak-0001",
+    "GITHUB_TOKEN": "ghp-should-not-leak-0002",
+    "DATABASE_URL": "postgres://admin:db-pass-should-not-leak-0003@db.internal:5432/prod",
+    "OPENAI_BASE_URL": "https://user:url-pass-should-not-leak-0004@llm.internal/v1",
+    "SOME_SETTING": "plain-but-not-allowlisted-0005",
+}
+
+
+def test_the_environment_is_an_allowlist(sandbox, monkeypatch):
+    for k, v in SECRETS.items():
+        monkeypatch.setenv(k, v)
+    out = sandbox.run("import os\nfor k, v in sorted(os.environ.items()): print(k, v)")
+    names = {line.split(" ", 1)[0] for line in out.splitlines()}
+    assert names <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC",
+                     "LC_TIME", "TZ", "HOME", "TMPDIR", "PWD", "PYTHONDONTWRITEBYTECODE",
+                     "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                     "MPLBACKEND", "HYPERSKILL_SANDBOX_RUN"}, out
+    for k, v in SECRETS.items():
+        assert k not in names and v not in out and "pass-should-not-leak" not in out
+
+
+def test_safe_env_keeps_only_allowlisted_plain_values():
+    env = {"PATH": "/home/u/secret-bin", "LANG": "C.UTF-8", "TZ": "Europe/Paris",
+           "LC_ALL": "x; rm -rf /", **SECRETS}
+    got = safe_env(env)
+    assert sorted(got) == ["LANG", "PATH", "TZ"]
+    assert "/home/u/secret-bin" not in got["PATH"] and "/usr/bin" in got["PATH"]
+
+
+def test_every_capability_is_dropped_and_no_new_privileges(sandbox):
+    out = sandbox.run("import os\nprint(os.getuid(), os.getgid(), os.getgroups())\n"
+                      "print(''.join(line for line in open('/proc/self/status')\n"
+                      "              if line.startswith(('Cap', 'NoNewPrivs'))))")
+    first, status = out.split("\n", 1)
+    fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(fields[cap], 16) == 0, (cap, fields[cap])
+    assert fields["NoNewPrivs"].strip() == "1"
+    if ROOT:
+        assert first == "65534 65534 []"  # the user nobody, no supplementary groups
+
+
+def test_a_960_megabyte_write_fails_at_the_cap(sandbox):
+    code = ("import os\nn = 0\ntry:\n"
+            "    with open(os.path.join(os.environ['TMPDIR'], 'big'), 'wb') as f:\n"
+            "        for _ in range(960):\n"
+            "            f.write(b'\\0' * 2**20); f.flush(); n += 1\n"
+            "except OSError as e:\n    print('failed', type(e).__name__)\nprint('MB', n)")
+    before = shutil.disk_usage(os.environ.get("TMPDIR", "/tmp")).used
+    out = sandbox.run(code)
+    written = int(out.split("MB ")[-1]) if "MB " in out else None
+    print(f"\n[{sandbox.isolation}] a 960 MB write: {out.splitlines()[0]!r}; {written} MB "
+          f"written (working folder cap {sandbox.disk_mb} MB, /tmp cap {sandbox.tmp_mb} MB)")
+    assert "failed" in out or "wrote more than" in out
+    assert written is None or written <= sandbox.disk_mb
+    grown = shutil.disk_usage(os.environ.get("TMPDIR", "/tmp")).used - before
+    assert grown < 400 * 2**20  # the host's temporary folder never got the 960 MB
+
+
+def test_many_files_in_the_working_folder_fail_at_the_cap(sandbox):
+    code = ("n = 0\ntry:\n    for i in range(960):\n"
+            "        open(f'f{i}', 'wb').write(b'\\1' * 2**20); n += 1\n"
+            "except OSError as e:\n    print('failed', type(e).__name__)\nprint('MB', n)")
+    out = sandbox.run(code)
+    assert ("failed" in out and int(out.split("MB ")[-1]) <= sandbox.disk_mb) or \
+        out.startswith("Error: python wrote more than the working folder's 256 MB")
+
+
+def test_dev_shm_is_not_the_hosts(sandbox):
+    name = f"hsl-shm-{secrets.token_hex(6)}"
+    out = sandbox.run(f"open('/dev/shm/{name}', 'w').write('x')\nimport os\n"
+                      "print(sorted(os.listdir('/dev/shm')))")
+    if sandbox.isolation == "process" and not ROOT:
+        pytest.skip("process mode run by a regular user shares /dev/shm (documented)")
+    assert out.strip() == f"['{name}']"
+    assert not Path(f"/dev/shm/{name}").exists()
 
 
 def test_toolbox_python_tool(sandbox):
@@ -139,29 +211,45 @@ def _with_token(token: str) -> list[int]:
     return found
 
 
-def test_processes_that_leave_the_group_are_stopped_too(sandbox):
-    # runaway spawning that escapes the process group: detached children (new session)
-    # that would outlive the tool call; the run's environment marker (or, under bwrap,
-    # the end of its PID namespace) stops them. They carry a token in their command line
-    # so the test finds them from outside whatever their PID namespace.
+def test_processes_that_leave_the_session_are_stopped_too(sandbox):
+    # descendants that leave the session, clear their environment and work elsewhere
+    # (nothing marks them as the call's), in a double fork: the supervisor is their
+    # subreaper and kills them when the call ends
     token = f"hsl-escape-{secrets.token_hex(6)}"
     code = (
         "import json, os, subprocess, sys\n"
         f"cmd = [sys.executable, '-c', 'import time; time.sleep(600)  # {token}']\n"
-        "pids = [subprocess.Popen(cmd, start_new_session=True).pid for _ in range(3)]\n"
+        "pids = [subprocess.Popen(cmd, start_new_session=True, env={}, cwd='/').pid "
+        "for _ in range(3)]\n"
         "child = os.fork()\n"
         "if child == 0:\n"
         "    os.setsid()\n"
-        f"    os.execv(sys.executable, [sys.executable, '-c', 'while True: pass  # {token}'])\n"
-        "print(json.dumps(pids + [child]))"
+        "    if os.fork() == 0:\n"
+        "        os.chdir('/')\n"
+        f"        os.execve(sys.executable, [sys.executable, '-c', 'while True: pass  # {token}'], {{}})\n"
+        "    os._exit(0)\n"
+        "os.waitpid(child, 0)\n"
+        "print(json.dumps(pids))"
     )
-    t0 = time.monotonic()
     pids = json.loads(sandbox.run(code))
-    assert len(pids) == 4 and time.monotonic() - t0 < 8
-    deadline = time.monotonic() + 5
-    while _with_token(token) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _with_token(token)
+    assert len(pids) == 3
+    took = sandbox.last_status["kill_seconds"]
+    print(f"\n[{sandbox.isolation}] killing every descendant took {took * 1000:.1f} ms")
+    assert _with_token(token) == []  # gone when the call returned, not later
+
+
+def test_a_missing_bubblewrap_fails_closed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    sb = PythonSandbox(timeout=5)
+    assert sb.isolation == "bwrap" and sb.mode == "unavailable"
+    out = sb.run("print(3 * 3)")
+    assert out.startswith("Error: the python tool is unavailable: the python tool's default "
+                          "sandbox needs bubblewrap (bwrap)")
+    assert "apt-get install bubblewrap" in out and "--sandbox process" in out
+    named = PythonSandbox(timeout=5, bwrap=str(tmp_path / "no-bwrap"))
+    assert named.problem() == sb.problem()
+    with pytest.raises(ValueError, match="sandbox isolation must be one of bwrap, process"):
+        PythonSandbox(isolation="docker")
 
 
 # -- what bubblewrap contains ---------------------------------------------------------------
@@ -176,7 +264,8 @@ def test_bwrap_code_cannot_read_a_file_in_the_users_home(contained):
     finally:
         path.unlink()
     assert secret not in out
-    assert out.startswith("Error: python exited with code 1.") and "FileNotFoundError" in out
+    assert out.startswith("Error: python exited with code 1.")
+    assert "FileNotFoundError" in out or "PermissionError" in out
     listing = contained.run("import os\nprint(sorted(os.listdir('/')))")
     assert "'home'" not in listing and "'sandbox'" in listing
 
@@ -195,19 +284,21 @@ class _Seen(BaseHTTPRequestHandler):
         self.wfile.write(b"ok")
 
 
-def test_bwrap_code_cannot_connect_to_a_loopback_server_of_the_test(contained):
+def test_code_cannot_connect_to_a_loopback_server_of_the_test(sandbox):
+    if sandbox.isolation == "process" and not ROOT:
+        pytest.skip("process mode run by a regular user has the network (documented)")
+    _Seen.hits = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Seen)
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}/from-the-sandbox"
     try:
-        # the same request from outside the sandbox reaches the server
         import urllib.request
 
         assert urllib.request.urlopen(url.replace("from-the", "outside"), timeout=5).read() == b"ok"
         code = ("import urllib.request\ntry:\n"
                 f"    print(urllib.request.urlopen({url!r}, timeout=3).read())\n"
                 "except OSError as e:\n    print('blocked:', type(e).__name__)")
-        out = contained.run(code)
+        out = sandbox.run(code)
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -215,21 +306,76 @@ def test_bwrap_code_cannot_connect_to_a_loopback_server_of_the_test(contained):
     assert _Seen.hits == ["/outside-sandbox"]
 
 
-def test_bwrap_code_still_computes_and_prints(contained):
-    out = contained.run("import numpy as np\nprint(int(np.arange(10).sum()), 2 ** 10)")
-    assert out == "45 1024\n"
-    assert contained.mode == "bwrap" and contained.fallback_reason is None
+def test_process_mode_as_root_hides_the_homes(sandbox):
+    if sandbox.isolation != "process" or not ROOT:
+        pytest.skip("process mode hides /root and /home when the run is root")
+    out = sandbox.run("import os\nprint(sorted(os.listdir('/root')))\n"
+                      "print(os.path.exists(os.path.expanduser('~root/.ssh')))")
+    first = out.splitlines()[0]
+    assert ".ssh" not in first and ".bashrc" not in first, out
+    assert out.splitlines()[1] == "False"
 
 
-def test_missing_bwrap_falls_back_to_process_limits_with_one_warning(caplog, tmp_path):
-    sandbox_module._WARNED.clear()
-    with caplog.at_level(logging.WARNING, logger="hyperskill_lite"):
-        sb = PythonSandbox(timeout=5, isolation="bwrap", bwrap=str(tmp_path / "no-bwrap"))
-        assert sb.run("print(3 * 3)") == "9\n"
-        PythonSandbox(timeout=5, bwrap=str(tmp_path / "no-bwrap")).run("print(1)")
-    assert sb.mode == "process" and sb.fallback_reason == "bwrap (bubblewrap) is not installed"
-    said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and said[0].startswith("python tool: bwrap (bubblewrap) is not "
-                                                 "installed; running it with process limits only")
-    with pytest.raises(ValueError, match="sandbox isolation must be one of bwrap, process"):
-        PythonSandbox(isolation="docker")
+# -- temporary folders ------------------------------------------------------------------------
+
+
+def test_a_folder_whose_owner_is_alive_is_never_removed(tmp_path):
+    mine = WorkFolder(tmp_path)
+    dead = WorkFolder(tmp_path)
+    dead.release(remove=False)  # its lock is gone: as after kill -9 of its owner
+    stray = tmp_path / "hsl-py-stray"  # no lock, just made: kept (a run may be locking it)
+    stray.mkdir()
+    assert clean_leftovers(tmp_path) == 1
+    assert mine.path.is_dir() and (mine.path / LOCK).is_file() and stray.is_dir()
+    assert not dead.path.exists()
+    old = time.time() - 2 * 3600
+    os.utime(stray, (old, old))
+    assert clean_leftovers(tmp_path) == 1 and not stray.exists() and mine.path.is_dir()
+    mine.release()
+    assert not mine.path.exists()
+
+
+CHILD = '''
+import sys
+from hyperskill_lite.agent.tools.sandbox import PythonSandbox
+isolation, token = sys.argv[1], sys.argv[2]
+code = ("import subprocess, sys, time\\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(900)  # {token}'], "
+        "start_new_session=True, env={}, cwd='/')\\n"
+        "print('ready', flush=True)\\ntime.sleep(600)")
+print(PythonSandbox(timeout=600, isolation=isolation).run(code))
+'''
+
+
+@pytest.mark.parametrize("isolation", ["process", "bwrap"])
+def test_kill_9_of_the_run_leaves_no_process_and_the_next_run_removes_its_folder(
+        tmp_path, isolation):
+    _skip_unless_usable(PythonSandbox(timeout=5, isolation=isolation))
+    token = f"hsl-k9-{secrets.token_hex(6)}"
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    run = subprocess.Popen([sys.executable, str(script), isolation, token], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # ready: the code printed into its output file
+            outs = list(temp.glob("hsl-py-*/out"))
+            if outs and b"ready" in outs[0].read_bytes() and _with_token(token):
+                break
+            assert run.poll() is None, "the run ended before the code was ready"
+            time.sleep(0.02)
+        else:
+            pytest.fail("the python tool never got ready")
+    finally:
+        run.kill()
+        run.wait()
+    deadline = time.monotonic() + 30
+    while _with_token(token) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _with_token(token) == []  # nothing of the call outlived the run
+    left = list(temp.glob("hsl-py-*"))
+    assert len(left) == 1  # the run could not clean up after kill -9 ...
+    assert clean_leftovers(temp) == 1 and list(temp.glob("hsl-py-*")) == []  # ... the next does

@@ -132,6 +132,8 @@ def test_live_run_with_record_leaks_no_key(tmp_path, secret_env, search_api, cap
     cassette = tmp_path / "cassette.jsonl"
     args = [
         "run",
+        "--sandbox",
+        "process",
         "--backend",
         "openai",
         "--model",
@@ -280,12 +282,13 @@ def test_search_errors_and_repr_hide_the_search_key(secret_env):
 
 def test_python_tool_environment_has_no_key(secret_env):
     secret_env.setenv("MY_SERVICE_PASSWORD", "pw-SENTINEL-0123456789")
-    out = PythonSandbox(timeout=10).run(f"{ENV_DUMP}\nprint(sorted(os.environ))")
+    sandbox = PythonSandbox(timeout=10, isolation="process")  # explicit: bwrap may be absent
+    out = sandbox.run(f"{ENV_DUMP}\nprint(sorted(os.environ))")
     assert "PATH" in out and "HYPERSKILL_SANDBOX_RUN" in out
     assert_no_secret(out, "the python tool's environment")
     for name in ("OPENAI_API_KEY", "HYPERSKILL_SEARCH_KEY", "HF_TOKEN", "MY_SERVICE_PASSWORD"):
         assert name not in out
-    via_toolbox = Toolbox.from_env().call("python", {"code": ENV_DUMP})
+    via_toolbox = Toolbox.from_env(python=sandbox).call("python", {"code": ENV_DUMP})
     assert "PATH" in via_toolbox
     assert_no_secret(via_toolbox, "the python tool's environment (Toolbox)")
 

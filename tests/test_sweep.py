@@ -48,6 +48,28 @@ def records(out: Path) -> dict[str, list[dict]]:
     return got
 
 
+def lines_written(out: Path) -> dict[str, int]:
+    """Lines in each running cell's episodes.jsonl, by cell folder. The runner renames
+    state folders and rewrites files while this reads: a file that is gone or changes
+    under the reader is skipped (read again next time), never an error."""
+    got = {}
+    for f in out.glob("skillworld/*/*/*/episodes.jsonl"):
+        try:
+            got[str(f.parent)] = f.read_bytes().count(b"\n")
+        except OSError:
+            continue
+    return got
+
+
+def wait_until(predicate, seconds: float, what: str) -> None:
+    """Poll `predicate` (a signal: a file, a process) until true; fail naming `what`."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
 def untimed(obj):
     """A record without its wall-clock fields, at any depth."""
     if isinstance(obj, dict):
@@ -113,17 +135,13 @@ def test_a_killed_local_sweep_is_completed_by_a_rerun(local_run, tmp_path):
     driver = subprocess.Popen(
         [sys.executable, "-m", "hyperskill_lite", "sweep", str(tmp / "sweep.toml"),
          "--jobs", "2", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 240
-    while time.time() < deadline and driver.poll() is None:
-        started = [f for f in out.rglob("episodes.jsonl") if f.read_text().count("\n") >= 2]
-        if started:
-            driver.send_signal(signal.SIGKILL)  # its run children die with it (PDEATHSIG)
-            break
-        time.sleep(0.05)
+    wait_until(lambda: driver.poll() is not None
+               or any(n >= 2 for n in lines_written(out).values()), 600,
+               "a cell to finish two episodes")
+    driver.send_signal(signal.SIGKILL)  # its run children die with it (PDEATHSIG)
     driver.wait(timeout=60)
     assert driver.returncode == -signal.SIGKILL, "the sweep finished before it could be killed"
-    time.sleep(0.5)
-    assert _run_children(out) == []  # no orphan still writing
+    wait_until(lambda: _run_children(out) == [], 60, "the killed sweep's runs to end")
     results, _ = run_sweep(tmp / "sweep.toml", out, jobs=2, log=None)
     assert "done" in [r.status for r in results]
     assert records(out) == records(tmp / "out")
@@ -226,8 +244,29 @@ except ImportError:  # the `scale` extra is not installed
     HAVE_RAY = False
 
 
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One local Ray for the module's tests, started once (Ray gives a node 30 s to
+    register and its raylet 15 s to see its agent, both fixed inside Ray; `start_ray`
+    tries again on a loaded machine); its GCS address, which a sweep in a subprocess
+    joins with --address. Where Ray still cannot start, the Ray tests skip saying so
+    (the local executor's tests cover the same grid)."""
+    if not HAVE_RAY:
+        pytest.skip("needs Ray (the `scale` extra)")
+    import ray
+
+    from hyperskill_lite.sweep.execute import start_ray
+
+    try:
+        context = start_ray(ray, num_cpus=2)
+    except SweepError as exc:
+        pytest.skip(f"Ray could not start on this machine now: {exc}")
+    yield context.address_info["gcs_address"]
+    ray.shutdown()
+
+
 @pytest.mark.skipif(not HAVE_RAY, reason="needs Ray (the `scale` extra)")
-def test_ray_gives_the_records_of_the_local_executor(local_run, tmp_path):
+def test_ray_gives_the_records_of_the_local_executor(local_run, ray_cluster, tmp_path):
     tmp, _, _, _ = local_run
     results, paths = run_sweep(tmp / "sweep.toml", tmp_path / "out", executor="ray", jobs=2,
                                log=None)
@@ -257,25 +296,26 @@ def _run_children(root: Path) -> list[tuple[int, int]]:
 
 
 @pytest.mark.skipif(not HAVE_RAY or not Path("/proc").is_dir(), reason="needs Ray and /proc")
-def test_a_killed_ray_worker_then_a_rerun_completes_with_identical_records(local_run, tmp_path):
+def test_a_killed_ray_worker_then_a_rerun_completes_with_identical_records(local_run, ray_cluster,
+                                                                          tmp_path):
     tmp, _, _, _ = local_run
     out = tmp_path / "out"
     driver = subprocess.Popen(
         [sys.executable, "-m", "hyperskill_lite", "sweep", str(tmp / "sweep.toml"),
-         "--executor", "ray", "--jobs", "2", "--out", str(out)],
+         "--executor", "ray", "--address", ray_cluster, "--jobs", "2", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    killed = None
-    deadline = time.time() + 240
-    while killed is None and time.time() < deadline and driver.poll() is None:
-        for _pid, ppid in _run_children(out):
-            cell = next(out.rglob("episodes.jsonl"), None)
-            if cell is not None and cell.read_text().count("\n") >= 1:
-                os.kill(ppid, signal.SIGKILL)  # the Ray worker running this cell
-                killed = ppid
-                break
-        time.sleep(0.05)
+    killed = []
+
+    def kill_a_worker() -> bool:
+        children = _run_children(out)
+        if children and any(n >= 1 for n in lines_written(out).values()):
+            os.kill(children[0][1], signal.SIGKILL)  # the Ray worker running this cell
+            killed.append(children[0][1])
+        return bool(killed) or driver.poll() is not None
+
+    wait_until(kill_a_worker, 600, "a Ray worker running a cell")
     driver.communicate(timeout=600)
-    assert killed is not None, "no Ray worker was caught running a cell"
+    assert killed, "no Ray worker was caught running a cell"
     # whatever the killed task became (retried by Ray or failed), a rerun completes the grid
     results, _ = run_sweep(tmp / "sweep.toml", out, executor="ray", jobs=2, log=None)
     assert all(r.status in ("done", "skipped") for r in results)
@@ -288,6 +328,7 @@ def _live_spec(base_url: str, **backbone):
     from hyperskill_lite.sweep.spec import Backbone, Benchmark, SweepSpec
 
     return SweepSpec(methods=["hyperskill", "no-memory"], seeds=[0, 1], encoder="hashing",
+                     sandbox="process",  # explicit: a fresh CI machine has no bubblewrap yet
                      benchmarks=[Benchmark("gaia", str(ROOT / "data" / "fixtures" / "gaia"),
                                            "exact")],
                      backbones=[Backbone("standin", "m", base_url, **backbone)])
@@ -356,3 +397,117 @@ def test_minilm_cells_stay_processes_until_the_encoder_is_thread_safe():
     assert encoder_thread_safe("hashing") is True
     pytest.importorskip("sentence_transformers")
     assert encoder_thread_safe("minilm") is bool(getattr(MiniLMEncoder, "thread_safe", False))
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+def test_ctrl_c_on_a_local_sweep_is_one_true_line_and_a_rerun_completes(local_run, tmp_path):
+    tmp, _, _, _ = local_run
+    out = tmp_path / "out"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "hyperskill_lite", "sweep", str(tmp / "sweep.toml"),
+         "--jobs", "2", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, start_new_session=True)
+    wait_until(lambda: driver.poll() is not None
+               or any(n >= 1 for n in lines_written(out).values()), 600,
+               "a cell to finish an episode")
+    os.killpg(driver.pid, signal.SIGINT)  # a terminal's Ctrl-C: the sweep and its runs
+    _, err = driver.communicate(timeout=300)
+    assert driver.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        f"interrupted: finished cells and episodes are kept in {out}; rerun the same command "
+        "to complete the sweep")
+    assert not list(out.glob("skillworld/*/*/*/inflight.json"))  # no episode counted as a crash
+    results, _ = run_sweep(tmp / "sweep.toml", out, jobs=2, log=None)
+    assert all(r.status in ("done", "skipped") for r in results)
+    assert records(out) == records(tmp / "out")
+
+
+def test_ctrl_c_on_a_live_sweep_does_not_wait_for_the_running_episodes(tmp_path):
+    import threading
+
+    from hyperskill_lite.agent.scripted_server import ScriptedServer, direct_responder
+    from hyperskill_lite.sweep.execute import run_cells
+
+    hold, release = threading.Event(), threading.Event()
+
+    def responder(request):  # once the test says so, every reply waits: cells cannot finish
+        if hold.is_set():
+            release.wait(300)
+        return direct_responder(request)
+
+    out = tmp_path / "out"
+    with ScriptedServer(responder, models=["m"]) as srv:
+        sweep = tmp_path / "live.toml"
+        sweep.write_text(f"""
+[sweep]
+encoder = "hashing"
+sandbox = "process"
+[grid]
+method = ["hyperskill", "no-memory"]
+seed = [0, 1]
+[[benchmark]]
+name = "gaia"
+data = "{ROOT / 'data' / 'fixtures' / 'gaia'}"
+judge = "exact"
+[[backbone]]
+name = "standin"
+model = "m"
+base_url = "{srv.base_url}"
+""")
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "hyperskill_lite", "sweep", str(sweep), "--jobs", "4",
+             "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)
+        try:
+            wait_until(lambda: driver.poll() is not None or any(
+                p.read_bytes().count(b"\n") >= 1 for p in out.glob("standin/*/*/*/episodes.jsonl")),
+                600, "a live cell to finish an episode")
+            hold.set()
+            os.killpg(driver.pid, signal.SIGINT)
+            _, err = driver.communicate(timeout=120)  # not waiting for the held episodes
+        finally:
+            release.set()
+        assert driver.returncode == 130, err
+        assert "Traceback" not in err
+        assert err.strip().splitlines()[-1].startswith(
+            f"interrupted: finished cells and episodes are kept in {out}")
+        assert not list(out.glob("standin/*/*/*/inflight.json"))  # not counted as crashes
+        hold.clear()
+        spec = load_sweep(sweep)
+        results = run_cells(spec, out, jobs=4)
+    assert all(r.status == "done" for r in results)
+    from hyperskill_lite.runner import read_records
+
+    for r in results:
+        recs = read_records(out / r.cell.key)
+        assert [x["index"] for x in recs] == [0, 1, 2, 3]
+        assert not any(x.get("errored") for x in recs)
+
+
+def test_cells_with_errored_episodes_are_done_counted_and_named(tmp_path):
+    """Every cell's second episode raises (HYPERSKILL_CRASH_AT, in each cell's `run`
+    process): the cells finish, go into the table with that episode as a failure, are
+    named in failures.md, and the sweep exits 3; a rerun skips them (nothing replayed)."""
+    spec = write(tmp_path, "[sweep]\nepisodes = 4\nencoder = 'hashing'\n[grid]\n"
+                           "method = ['hyperskill']\nprofile = ['xbench']\nseed = [0, 1]\n")
+    env = {**os.environ, "HYPERSKILL_CRASH_AT": "in_episode:1:raise"}
+    argv = [sys.executable, "-m", "hyperskill_lite", "sweep", str(spec), "--jobs", "2",
+            "--out", str(tmp_path / "out")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "error: 2 of 2 cell(s) finished with errored episodes")
+    cells = json.loads((tmp_path / "out" / "cells.json").read_text())
+    assert {c["status"] for c in cells} == {"done"} and all(c["episodes"] == 4 for c in cells)
+    assert all("1 of 4 episode(s) errored" in c["error"] for c in cells)
+    failures = (tmp_path / "out" / "failures.md").read_text()
+    assert "# Cells with errored episodes" in failures
+    import pandas as pd
+
+    assert (pd.read_csv(tmp_path / "out" / "table.csv").episodes == 8).all()  # 2 seeds x 4
+    again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 3  # skipped, and still said
+    cells = json.loads((tmp_path / "out" / "cells.json").read_text())
+    assert {c["status"] for c in cells} == {"skipped"}
+    assert all("1 of 4 episode(s) errored" in c["error"] for c in cells)

@@ -80,7 +80,8 @@ def test_the_smoke_reads_the_probes_a_real_run_records(tmp_path, monkeypatch):
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": "a", "question": "Six times seven?", "answer": "42"}) + "\n")
     with ScriptedServer(prompt_aware_responder, model="m") as server:
-        assert main(["run", "--backend", "openai", "--base-url", server.base_url, "--model", "m",
+        assert main(["run", "--sandbox", "process", "--backend", "openai", "--base-url",
+                     server.base_url, "--model", "m",
                      "--tasks", str(tasks), "--encoder", "hashing", "--no-progress",
                      "--search", "none", "--out", str(tmp_path / "r")]) == 0
     seen = smoke().observed(tmp_path / "r")

@@ -130,11 +130,19 @@ SEARCH_PROVIDER = "serper"
 """The search preset the smoke run uses (the anchor harness's provider)."""
 
 
+def sandbox_choice() -> str:
+    """The python tool's sandbox the smoke runs choose, explicitly: bubblewrap, which
+    `make live-smoke` installs; where it could not, process mode (weaker isolation: the
+    fixture tasks' code is ours), said in one line and in summary.json."""
+    return "bwrap" if shutil.which("bwrap") else "process"
+
+
 def run_command(out: Path, *extra: str, search_url: str, base_url: str | None = None,
                 episodes: int) -> list[str]:
     """The `python -m hyperskill_lite run` command line of one smoke run: the fixture
     tasks, web_search through the serper preset at `search_url`, crawl_page over HTTP."""
-    cmd = [sys.executable, "-m", "hyperskill_lite", "run", "--backend", "openai",
+    cmd = [sys.executable, "-m", "hyperskill_lite", "run", "--sandbox", sandbox_choice(),
+           "--backend", "openai",
            "--model", "smollm2", "--method", "hyperskill", "--encoder", "hashing",
            "--tasks", str(FIXTURES / "tasks.jsonl"),
            "--search", SEARCH_PROVIDER, "--search-url", search_url, "--allow-local-urls",
@@ -263,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
                 *(args.out / f"{name}.log" for name in ("off", "auto", "replay"))):
         old.unlink(missing_ok=True)
     model = gguf_path()
+    if sandbox_choice() != "bwrap":
+        print("bubblewrap is not installed: the smoke runs choose --sandbox process (weaker "
+              "isolation for the fixture tasks' own code)", flush=True)
     from hyperskill_lite.agent.tools.testweb import TestWeb
 
     with TestWeb(corpus=FIXTURES / "corpus", files=False) as web, \
@@ -291,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     u_off, u_auto = usable(off), usable(auto)
     summary = {
         "model": model.name,
+        "sandbox": sandbox_choice(),
         "structured_mode": info.get("structured_mode"),
         "structured_probe": info.get("structured_probe"),
         "protocol": {"off": [info_off.get("protocol_used"), info_off.get("protocol_probe")],

@@ -17,6 +17,11 @@ with a `PreflightError` whose message is one line naming the problem and what to
    attached files when the media tools are on), asked of the model and server the
    image and audio tools will use.
 
+Before any of these, `check_sandbox` makes sure the python tool's sandbox can run here:
+the default (bubblewrap) refuses to start without ``bwrap`` (check "sandbox": one line
+naming bubblewrap, how to install it, and ``--sandbox process``, the option that accepts
+weaker isolation); nothing falls back silently.
+
 What it finds is a `Preflight` report. Its `Preflight.to_dict` is recorded in
 ``run.json`` under ``observed``: facts about the server at the time of this invocation,
 not settings of the run, so a resume after a key was fixed or a server restarted is not
@@ -55,8 +60,7 @@ from hyperskill_lite.agent.llm import (
 from hyperskill_lite.agent.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
 
 __all__ = ["CAPABILITIES", "Preflight", "PreflightError", "RunPreflight", "preflight",
-           "preflight_run", "needs_for",
-           "needs_from", "probe_wav"]
+           "preflight_run", "needs_for", "needs_from", "probe_wav", "check_sandbox"]
 
 CAPABILITIES = ("vision", "transcription")
 """What a run may need beyond chat: images in messages, and speech to text."""
@@ -66,12 +70,30 @@ MODELS_SHOWN = 8
 
 class PreflightError(ValueError):
     """The server cannot serve the run; the message is one line: problem and remedy.
-    `check` names the failed check ("key", "reachable", "model", "probe", "vision",
-    "transcription")."""
+    `check` names the failed check ("sandbox", "key", "reachable", "model", "probe",
+    "vision", "transcription")."""
 
     def __init__(self, check: str, message: str) -> None:
         self.check = check
         super().__init__(" ".join(message.split()))
+
+
+def check_sandbox(sandbox: Any) -> str:
+    """Refuse a python tool whose sandbox cannot run here (`PythonSandbox.problem`:
+    bubblewrap missing or refused, or process mode unable to start) with a
+    `PreflightError` ("sandbox"); else the isolation that will run. Runs a trivial
+    program once per setting and process; writes nothing but its own temporary folder.
+
+    >>> from hyperskill_lite.agent.tools import PythonSandbox
+    >>> check_sandbox(PythonSandbox(bwrap="/nonexistent/bwrap"))
+    Traceback (most recent call last):
+    ...
+    hyperskill_lite.agent.preflight.PreflightError: the python tool's default sandbox needs bubblewrap (bwrap), which is not installed here: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or pass --sandbox process to accept weaker isolation (resource limits; see docs/guide/guarantees.md)
+    """
+    problem = sandbox.problem()
+    if problem is not None:
+        raise PreflightError("sandbox", problem)
+    return str(sandbox.isolation)
 
 
 def needs_from(names: Iterable[str]) -> tuple[str, ...]:
@@ -215,8 +237,10 @@ def _list_models(llm: PromptedLLM) -> list[str] | None:
     try:
         client = llm.client
     except LLMRequestError as e:  # no key for the default endpoint, or a bad URL
-        check = "key" if "API key" in e.detail else "reachable"
-        raise PreflightError(check, f"{e.detail}") from None
+        if "API key" in e.detail:
+            raise PreflightError("key", f"no API key for {url}: set ${ENV_API_KEY}, or pass "
+                                 "--base-url URL for a local server that needs none") from None
+        raise PreflightError("reachable", f"{e.detail}") from None
     try:
         page = client.with_options(max_retries=0).models.list()
         return [str(m.id) for m in page]

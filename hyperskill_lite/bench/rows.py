@@ -49,7 +49,8 @@ def read_json_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         try:
             items = json.loads(text)
         except json.JSONDecodeError as e:
-            raise BenchmarkDataError(path, f"bad JSON: {e.msg} (line {e.lineno})") from None
+            raise BenchmarkDataError(path, f"bad JSON: {e.msg}: line {e.lineno}, column "
+                                     f"{e.colno}") from None
         pairs = list(enumerate(items, start=1))
     else:
         pairs = []
@@ -59,7 +60,8 @@ def read_json_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             try:
                 pairs.append((lineno, json.loads(line)))
             except json.JSONDecodeError as e:
-                raise BenchmarkDataError(path, f"bad JSON: {e.msg}", row=lineno) from None
+                raise BenchmarkDataError(path, f"bad JSON: {e.msg}: column {e.colno}",
+                                         row=lineno) from None
     for row, rec in pairs:
         if not isinstance(rec, dict):
             raise BenchmarkDataError(

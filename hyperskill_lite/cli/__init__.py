@@ -14,9 +14,10 @@ Skills folders. `methods` lists the memory methods.
 One module per command in this folder; this one builds the parser and runs a command
 with one error style: a bad argument, or an error a command raises from what the user
 gave it (a ValueError, a missing or foreign file, a run folder that cannot resume, a
-model server that refuses), is one line ``error: ...`` on stderr and exit code 2; Ctrl-C
-is one line that says what was kept. ``HYPERSKILL_TRACEBACK=1`` shows the traceback
-instead (for maintainers).
+model server that refuses), is one line ``error: ...`` on stderr and exit code 2; so is
+a disk that cannot take the run's files (a full disk, a quota, permissions), whose line
+says what was kept; Ctrl-C is one line that says what was kept and exit code 130.
+``HYPERSKILL_TRACEBACK=1`` shows the traceback instead (for maintainers).
 
 Not here: anything the commands do (launch.py, compare.py, sweep/, plots/).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 
 from hyperskill_lite.cli import check as check_cmd
 from hyperskill_lite.cli import compare as compare_cmd
@@ -93,32 +95,82 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    args = build_parser().parse_args(argv)
-    if getattr(args, "no_cache", False):
-        os.environ["HYPERSKILL_CACHE"] = "off"
     traceback = os.environ.get("HYPERSKILL_TRACEBACK", "") not in ("", "0")
-    from hyperskill_lite.logs import setup_logging
-
-    setup_logging(getattr(args, "log_level", "WARNING"))
+    args: argparse.Namespace | None = None
     try:
+        from hyperskill_lite._startup import release
+
+        release()  # from here on Ctrl-C is a KeyboardInterrupt, answered below
+        args = build_parser().parse_args(argv)
+        if getattr(args, "no_cache", False):
+            os.environ["HYPERSKILL_CACHE"] = "off"
+        from hyperskill_lite.logs import setup_logging
+
+        setup_logging(getattr(args, "log_level", "WARNING"))
         return args.handler(args)
-    except _user_errors() as exc:
-        if traceback:
-            raise
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # `... | head`: the reader left; say nothing more
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
         return 0
     except KeyboardInterrupt:
         if traceback:
             raise
-        on_interrupt = getattr(args, "on_interrupt", None)
-        print(on_interrupt(args) if on_interrupt else "interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(args)
+    except (*_user_errors(), OSError, MemoryError) as exc:
+        if traceback:
+            raise
+        return _error_line(exc, args)
+
+
+def _interrupted(args: argparse.Namespace | None) -> int:
+    """Ctrl-C: one line that says what was kept, exit code 130. No episode running now
+    counts as a crash (runner/files.py); runs in threads of this process (live sweep
+    cells) are left as a kill would leave them, which their folders survive, instead of
+    waiting for their episodes to end."""
+    from hyperskill_lite.runner.files import clear_all_inflight
+
+    clear_all_inflight()
+    on_interrupt = getattr(args, "on_interrupt", None)
+    print(on_interrupt(args) if on_interrupt else "interrupted; nothing was written",
+          file=sys.stderr)
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        clear_all_inflight()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    return 130
+
+
+def _error_line(exc: BaseException, args: argparse.Namespace | None) -> int:
+    """Print the one ``error:`` line of a failed command; its exit code (2, or 1 for
+    running out of memory outside an episode). A storage failure (full disk, quota,
+    permissions) says what the command kept."""
+    from hyperskill_lite.runner import StorageError
+    from hyperskill_lite.runner.episode import is_storage_error
+
+    if isinstance(exc, MemoryError):
+        print(f"error: out of memory outside any episode; {_kept(args)}", file=sys.stderr)
+        return 1
+    line = _one_line(exc)
+    if is_storage_error(exc) and not isinstance(exc, StorageError):
+        line += f"; {_kept(args)}"
+    print(f"error: {line}", file=sys.stderr)
+    return 2
+
+
+def _kept(args: argparse.Namespace | None) -> str:
+    """What the command keeps after a failure (its `on_storage` hook), and what to do."""
+    on_storage = getattr(args, "on_storage", None)
+    kept = on_storage(args) if on_storage else "nothing the command wrote was removed"
+    return f"{kept}; free some space (or fix the permissions) and rerun the same command"
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and str(exc).startswith("[Errno"):
+        text = exc.strerror  # "[Errno 28] No space left on device: 'x'" -> the words
+        if exc.filename:
+            text = f"{exc.filename}: {text}"
+        return " ".join(text.split())
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, FileNotFoundError | FileExistsError | PermissionError) and exc.filename:
         if str(exc.filename) not in text:

@@ -51,7 +51,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     c.add_argument("--jobs", type=at_least_1, default=None,
                    help="worker processes for the (method, seed, order) cells (default: one per "
                    "core); the table is identical to --jobs 1")
-    c.set_defaults(handler=command, on_interrupt=interrupted)
+    c.set_defaults(handler=command, on_interrupt=interrupted, on_storage=failed_storage)
     return c
 
 
@@ -73,9 +73,38 @@ def command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _finished(out: Path) -> int:
+    """Finished episodes under a comparison's folder (``PROFILE/METHOD/RUN``), read
+    without following what a running cell is renaming."""
+    from hyperskill_lite.runner.files import kept
+
+    n = 0
+    for run in out.glob("*/*/*"):
+        try:
+            n += max(kept(run)[0], kept(run)[1] or 0)
+        except OSError:
+            continue
+    return n
+
+
 def interrupted(args: argparse.Namespace) -> str:
     if args.out is None:
         return ("interrupted: nothing was kept (without --out the runs live in a temporary "
                 "folder); give --out DIR to make a comparison resumable")
-    return (f"interrupted: {args.out} keeps every finished episode; rerun the same command "
-            "to resume")
+    return f"interrupted: {_kept(args)}"
+
+
+def _kept(args: argparse.Namespace) -> str:
+    out = Path(args.out)
+    if not out.is_dir():
+        return f"nothing was written yet ({out} was not created)"
+    n = _finished(out)
+    if n == 0:
+        return f"{out} holds no finished episode yet"
+    return (f"{out} keeps every finished episode ({n} in all); rerun the same command to "
+            "resume")
+
+
+def failed_storage(args: argparse.Namespace) -> str:
+    """What a comparison whose disk failed keeps (for the CLI's OSError line)."""
+    return "nothing was kept (no --out)" if args.out is None else _kept(args)

@@ -27,12 +27,14 @@ __all__ = ["Parser", "Formatter", "at_least_1", "at_least_0", "fraction", "metho
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
     """Help text as written, with each option's default appended when it has one worth
-    showing (not None, not False); an option without help text shows its default alone."""
+    showing (not None, not False; 0 is shown); an option without help text shows its
+    default alone."""
 
     @staticmethod
     def _default(action: argparse.Action) -> str | None:
         default = action.default
-        if (default in (None, False, argparse.SUPPRESS) or not action.option_strings
+        if (default is None or default is False or default == argparse.SUPPRESS
+                or not action.option_strings
                 or isinstance(action, argparse._HelpAction | argparse._VersionAction)):
             return None
         return " ".join(map(str, default)) if isinstance(default, list | tuple) else str(default)

@@ -5,7 +5,10 @@ preflight, before the run folder exists: a missing or refused key or an unknown 
 one error line and exit 2); the command then says where it writes and whether it starts,
 resumes or finds the run complete, runs it (launch.py) with its log in ``OUT/run.log``,
 and prints the Table-1-style summary. SkillWorld runs say that their numbers are a
-simulation. A live run in which every episode failed exits 1. A GAIA test-split run
+simulation. A live run in which every episode failed exits 1; a run that finished with
+errored episodes (an exception outside the tools, or a process that died in one twice:
+recorded as failed, never replayed) exits 3 (`EXIT_ERRORED`) and its last line says how
+many. A GAIA test-split run
 (``--split test``) is never judged and writes ``OUT/submission.jsonl``.
 
 Not here: building the run's parts (launch.py), the episode loop (runner.py).
@@ -27,9 +30,11 @@ from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
 from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec
 
-__all__ = ["add_parser", "spec_from_args", "command", "interrupted"]
+__all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 
 SIMULATION = "offline simulation: these are NOT the paper's numbers"
+EXIT_ERRORED = 3
+"""Exit code of a run that finished with errored episodes (complete, nothing to retry)."""
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -99,7 +104,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     live.add_argument("--replay", type=Path, default=None, help="replay a cassette offline")
     add_tool_arguments(r.add_argument_group("agent tools (live runs)"))
     model_options.add_arguments(r.add_argument_group("model calls (live runs)"))
-    r.set_defaults(handler=command, on_interrupt=interrupted)
+    r.set_defaults(handler=command, on_interrupt=interrupted, on_storage=failed_storage)
     return r
 
 
@@ -121,29 +126,50 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 
 def command(args: argparse.Namespace) -> int:
     from hyperskill_lite.launch import check_server, execute, prepare
-    from hyperskill_lite.runner import health_line, read_records, summarize, summary_table
-    from hyperskill_lite.sweep.execute import every_episode_failed
+    from hyperskill_lite.runner.files import check_out_folder
 
     spec = spec_from_args(args)
     if args.world is not None and spec.live:
         raise ValueError("--world skillworld cannot be combined with --backend, --benchmark "
                          "or --tasks")
+    check_out_folder(spec.out)
     parts = prepare(spec)
     observed = check_server(parts)  # before the run folder exists: a bad key exits 2 here
     n = len(parts.tasks)
     if spec.episodes is not None and spec.episodes > parts.available:
         print(f"note: {spec.task_source} has {parts.available} tasks; running all of them "
               f"(--episodes {spec.episodes} asked for more)")
-    done = len(read_records(spec.out)) if (spec.out / "episodes.jsonl").exists() else 0
-    if done >= n:
-        print(f"{spec.out}: already complete ({n} episodes); showing its summary")
-    elif done:
-        print(f"{spec.out}: resuming at episode {done + 1} of {n}")
-    else:
-        print(f"{spec.out}: {parts.system.name} on {n} task(s) of {spec.task_source}")
+    _say_status(spec.out, parts, n)
     with logs.run_log(spec.out, logs.file_level(args.log_level)):
         records = execute(parts, observed=observed)
     print()
+    _print_summary(spec, parts, records)
+    return _outcome(spec, records)
+
+
+def _say_status(out: Path, parts, n: int) -> None:
+    """Say whether the run starts, resumes or is complete; a folder that holds another
+    run, or another run's memory, is refused first (never "already complete" and then a
+    refusal)."""
+    from hyperskill_lite.runner import RunError, read_records, resume_problem, run_settings
+
+    spec = parts.spec
+    problem = resume_problem(out, run_settings(parts.tasks, parts.maintain_every,
+                                               spec.evaluation, parts.info), parts.system)
+    if problem is not None:
+        raise RunError(problem)
+    done = len(read_records(out)) if (out / "episodes.jsonl").exists() else 0
+    if done >= n:
+        print(f"{out}: already complete ({n} episodes); showing its summary")
+    elif done:
+        print(f"{out}: resuming at episode {done + 1} of {n}")
+    else:
+        print(f"{out}: {parts.system.name} on {n} task(s) of {spec.task_source}")
+
+
+def _print_summary(spec: RunSpec, parts, records: list[dict]) -> None:
+    from hyperskill_lite.runner import health_line, summarize, summary_table
+
     if not spec.live:
         print(f"SkillWorld '{spec.profile}' profile, seed {spec.seed}, encoder {spec.encoder} "
               f"({SIMULATION})")
@@ -155,20 +181,37 @@ def command(args: argparse.Namespace) -> int:
     print(health_line(parts.system.name, summarize(records)))
     if spec.live:
         _report_usage(parts.llm, spec.out)
-    failed = [r for r in records if r.get("error")]
-    if failed:
-        print(f"{len(failed)} episode(s) recorded an error (see 'error' in "
-              f"{spec.out / 'episodes.jsonl'})")
     if spec.split == "test":
         print(f"GAIA test split: not scored here (answers withheld); leaderboard submission "
               f"in {spec.out / 'submission.jsonl'}")
     print(f"records in {spec.out / 'episodes.jsonl'}; log in {spec.out / 'run.log'}; figures: "
           f"python -m hyperskill_lite report {spec.out}")
+
+
+def _outcome(spec: RunSpec, records: list[dict]) -> int:
+    """The exit code, and the last line when episodes failed: 1 when, in a live run,
+    every episode failed; `EXIT_ERRORED` when an episode errored (an unexpected
+    exception, or the process died in it twice); 0 otherwise (model errors of some
+    episodes are said, not fatal)."""
+    from hyperskill_lite.sweep.execute import every_episode_failed
+
+    failed = [r for r in records if r.get("error")]
+    errored = [r for r in records if r.get("errored")]
+    where = spec.out / "episodes.jsonl"
     if spec.live and every_episode_failed(records):
         print(f"error: every episode failed (the last: {records[-1]['error']}); fix the cause "
               f"and run again with a new --out ({spec.out} keeps the failed episodes)",
               file=sys.stderr)
         return 1
+    if errored:
+        print(f"error: {len(errored)} of {len(records)} episode(s) errored (an unexpected "
+              f"exception, or the process died in them; first: episode "
+              f"{errored[0]['index'] + 1}, {errored[0]['error'].split('; ')[0]}); they are recorded "
+              f"as failed in {where} and a rerun does not replay them", file=sys.stderr)
+        return EXIT_ERRORED
+    if failed:
+        print(f"{len(failed)} of {len(records)} episode(s) recorded an error (see 'error' in "
+              f"{where})")
     return 0
 
 
@@ -188,6 +231,16 @@ def _report_usage(llm, out: Path) -> None:
 
 
 def interrupted(args: argparse.Namespace) -> str:
-    return (f"interrupted: {args.out} keeps every finished episode; rerun the same command "
-            "to resume")
+    from hyperskill_lite.runner import kept_text
 
+    text = kept_text(args.out)
+    if "keeps" in text:
+        return f"interrupted: {text}; rerun the same command to resume"
+    return f"interrupted: {text}"
+
+
+def failed_storage(args: argparse.Namespace) -> str:
+    """What a run whose disk failed keeps (for the CLI's OSError line)."""
+    from hyperskill_lite.runner import kept_text
+
+    return kept_text(args.out)

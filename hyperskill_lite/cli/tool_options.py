@@ -145,8 +145,10 @@ def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> 
                        + ", ".join(LIMIT_FIELDS) + " (docs/guide/web-safety.md)")
     group.add_argument("--sandbox", choices=ISOLATIONS, default="bwrap",
                        help="python tool isolation: bwrap (bubblewrap: no network, no home, "
-                       "read-only system; falls back to process with a warning where missing) "
-                       "or process (resource limits only)")
+                       "read-only system, capped tmpfs folders; a run refuses to start "
+                       "without it) or process, an explicit choice of weaker isolation "
+                       "(resource limits, no capabilities; as a regular user the code can "
+                       "read your files and use the network: docs/guide/guarantees.md)")
 
 
 def settings_from_args(args: argparse.Namespace) -> ToolSettings:

@@ -4,8 +4,13 @@ memory's health and the Table-1 summary of a run.
 - ``loop.py``: `run_episodes` — retrieve, act, judge, learn, maintain; recorded,
   resumable after SIGKILL, under an evaluation protocol (protocol.py: task order, passes,
   online or frozen memory, own-task exclusion; the paper's by default);
-- ``files.py``: the run folder (records, state, run.json, checkpoints), `RunError`
-  (every one says how to recover) and `restore_checkpoint`;
+- ``episode.py``: one episode as one record, and what a failure costs (one episode,
+  never the run);
+- ``files.py``: the run folder (records, state, run.json, checkpoints, the episode in
+  flight), `RunError` (every one says how to recover), `StorageError` and
+  `restore_checkpoint`;
+- ``identity.py``: whose memory a saved state holds (method, encoder, configuration),
+  checked before a resume;
 - ``health.py``: what a memory did (inserted, deduplicated, merged, pruned, how often
   its retrieval was non-empty) and the alarm when it stored nothing;
 - ``summary.py``: `summarize` and `summary_table`.
@@ -18,9 +23,21 @@ May import: core, types, agent, protocol. Not here: building methods, worlds or 
 """
 
 from hyperskill_lite.protocol import EvalProtocol, shuffled
-from hyperskill_lite.runner.files import RunError, read_records, restore_checkpoint
+from hyperskill_lite.runner.files import (
+    RunError,
+    StorageError,
+    kept_text,
+    read_records,
+    restore_checkpoint,
+    settings_problem,
+)
 from hyperskill_lite.runner.health import memory_health
-from hyperskill_lite.runner.loop import ERRORS_RECORDED, run_episodes
+from hyperskill_lite.runner.loop import (
+    ERRORS_RECORDED,
+    resume_problem,
+    run_episodes,
+    run_settings,
+)
 from hyperskill_lite.runner.summary import (
     health_line,
     maintenance_seconds,
@@ -30,7 +47,12 @@ from hyperskill_lite.runner.summary import (
 
 __all__ = [
     "RunError",
+    "StorageError",
     "ERRORS_RECORDED",
+    "run_settings",
+    "resume_problem",
+    "settings_problem",
+    "kept_text",
     "EvalProtocol",
     "shuffled",
     "run_episodes",

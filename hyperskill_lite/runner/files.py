@@ -8,7 +8,9 @@ state after the last one (memory + ``progress.json``), replaced by renames only;
 preflight and the probes: facts, never compared, so a resume after a fixed key works);
 ``OUT/checkpoints/maint-NNNN/`` the memory after the maintenance that followed episode
 NNNN, and ``OUT/checkpoints/frozen-NNNN/`` the memory a frozen evaluated part starting
-after episode NNNN reads.
+after episode NNNN reads; ``OUT/inflight.json`` the episode running now and how many
+processes died running it (`mark_inflight`: a rerun gives up on an episode that killed
+the process `CRASH_LIMIT` times instead of replaying the crash forever).
 
 Every `RunError` says what is wrong and how to go on: rerun with the same arguments, use
 a new ``--out``, or put the folder back to its last good checkpoint with
@@ -28,9 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.dirlock import fsync_dir
+from hyperskill_lite.runner.identity import write_identity
 
-__all__ = ["RunError", "read_records", "restore_checkpoint", "checkpoints", "RECORDS", "STATE",
-           "RUN_FILE", "FORMAT", "CHECKPOINTS", "RESTORE_COMMAND", "OBSERVED"]
+__all__ = ["RunError", "StorageError", "read_records", "restore_checkpoint", "checkpoints",
+           "RECORDS", "STATE", "RUN_FILE", "FORMAT", "CHECKPOINTS", "RESTORE_COMMAND",
+           "OBSERVED", "INFLIGHT", "CRASH_LIMIT", "mark_inflight", "inflight_attempts",
+           "clear_inflight", "clear_all_inflight", "kept", "kept_text", "settings_problem",
+           "check_out_folder"]
 
 RECORDS = "episodes.jsonl"
 STATE = "state"
@@ -41,6 +47,10 @@ OBSERVED = "observed"
 """run.json's list of what each invocation observed (never compared on resume)."""
 LEGACY_OBSERVED = ("structured_mode", "structured_probe", "protocol_used", "protocol_probe")
 """Probe answers that run.json files written before `OBSERVED` kept among the settings."""
+INFLIGHT = "inflight.json"
+CRASH_LIMIT = 2
+"""A rerun records an episode as crashed (and goes on) once the process died this many
+times while running it; a single kill -9 or power cut is retried."""
 RESTORE_COMMAND = "python -m hyperskill_lite.runner restore"
 """How a user puts a run folder back to a checkpoint (named in RunError messages)."""
 _CHECKPOINT = re.compile(r"^(maint|frozen)-(\d+)$")
@@ -51,14 +61,130 @@ class RunError(RuntimeError):
     the message says how to recover."""
 
 
+class StorageError(RunError):
+    """The run folder could not be written (a full disk, a quota, permissions); the
+    message names the file, what is kept and how to go on. `errno` and `filename` are
+    those of the OSError."""
+
+    def __init__(self, message: str, errno: int | None = None,
+                 filename: str | None = None) -> None:
+        super().__init__(message)
+        self.errno, self.filename = errno, filename
+
+
+def kept(out: Path | str) -> tuple[int, int | None]:
+    """(intact records, episodes in the saved state or None) of a run folder, read
+    without changing anything (a torn last line is not counted, nor truncated)."""
+    out = Path(out)
+    try:
+        records = _parse((out / RECORDS).read_bytes())[0] if (out / RECORDS).is_file() else []
+    except OSError:
+        records = []
+    state = find_state(out) if out.is_dir() else None
+    done = None
+    if state is not None:
+        try:
+            done = int(json.loads((state / "progress.json").read_text())["next_index"])
+        except (OSError, ValueError, KeyError, TypeError):
+            done = None
+    return len(records), done
+
+
+def kept_text(out: Path | str) -> str:
+    """What a run folder keeps, in words, for a line that says why a run stopped.
+
+    >>> kept_text("/nonexistent/run")
+    'nothing was written yet (/nonexistent/run does not exist)'
+    """
+    out = Path(out)
+    if not out.is_dir():
+        return f"nothing was written yet ({out} does not exist)"
+    n, done = kept(out)
+    done = max(n, done or 0)
+    if done == 0:
+        return f"{out} holds no finished episode yet"
+    return (f"{out} keeps {done} finished episode(s) (episodes.jsonl and the saved state "
+            f"after episode {done}, intact)")
+
+
+_MARKED: set[Path] = set()
+"""Markers this process wrote and has not cleared (runs in threads each have one)."""
+
+
+def check_out_folder(out: Path | str) -> None:
+    """Refuse, in one line, an ``--out`` that exists and is not a folder, or whose
+    parent is a file (instead of ``[Errno 17]`` / ``[Errno 20]`` later)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"--out {out}: exists and is not a folder (the command keeps "
+                              "its runs, records and state there); choose another --out")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(f"--out {out}: {parent} is a file, not a folder; "
+                                         "choose another --out")
+            return
+
+
+def mark_inflight(out: Path, index: int, task_id: str, attempts: int) -> None:
+    """Note that episode `index` is running (its `attempts`-th try). Not fsynced: it
+    only has to outlive the process, not the machine."""
+    doc = {"index": index, "task_id": task_id, "attempts": attempts, "pid": os.getpid()}
+    (out / INFLIGHT).write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
+    _MARKED.add(out / INFLIGHT)
+
+
+def clear_all_inflight() -> None:
+    """Clear every marker of this process: the user stopped it (Ctrl-C), so no episode
+    running now counts as a crash, even in runs whose threads are not told."""
+    for path in list(_MARKED):
+        _MARKED.discard(path)
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def inflight_attempts(out: Path, index: int) -> int:
+    """How many processes died while running episode `index` (0: none; an unreadable
+    marker for it, torn by the kill, counts as one)."""
+    path = out / INFLIGHT
+    if not path.is_file():
+        return 0
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict):
+            return 0
+    except (OSError, ValueError):
+        return 1
+    return int(doc.get("attempts", 1)) if doc.get("index") == index else 0
+
+
+def clear_inflight(out: Path) -> None:
+    """Forget the episode in flight (it finished, or the user interrupted it)."""
+    _MARKED.discard(out / INFLIGHT)
+    try:
+        (out / INFLIGHT).unlink()
+    except FileNotFoundError:
+        pass
+
+
 def crash_point(where: str, index: int) -> None:
     """Fault injection for the crash tests: with HYPERSKILL_CRASH_AT="<where>:<index>"
-    the process SIGKILLs itself there (points: before_state, after_state, after_record)."""
+    the process SIGKILLs itself there; "<where>:<index>:int" sends itself SIGINT (a
+    Ctrl-C at that moment) and "<where>:<index>:raise" raises MemoryError (an episode
+    failing outside the tools). Points: in_episode (after the episode in flight is
+    marked), state_written (the state's memory is written, not yet swapped in),
+    before_state, after_state, after_record."""
     spec = os.environ.get("HYPERSKILL_CRASH_AT")
-    if spec and spec == f"{where}:{index}":
-        import signal
+    if not spec or not (spec == f"{where}:{index}" or spec.startswith(f"{where}:{index}:")):
+        return
+    import signal
 
-        os.kill(os.getpid(), signal.SIGKILL)
+    how = spec.split(":")[2] if spec.count(":") >= 2 else "kill"
+    if how == "raise":
+        raise MemoryError(f"injected by HYPERSKILL_CRASH_AT={spec}")
+    os.kill(os.getpid(), signal.SIGINT if how == "int" else signal.SIGKILL)
 
 
 def fsync_write(path: Path, text: str) -> None:
@@ -165,6 +291,8 @@ def save_state(system: Any, out: Path, progress: dict[str, Any],
     new.mkdir(parents=True)
     if saved is None or not _link_tree(saved, new / "memory"):
         system.save(new / "memory")
+    write_identity(new, system)
+    crash_point("state_written", int(progress.get("next_index", 0)) - 1)
     fsync_write(new / "progress.json", json.dumps(progress, sort_keys=True))  # written last
     _swap_in(new, out)
 
@@ -229,6 +357,65 @@ def _normalised(info: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
+def _read_run_file(path: Path, info: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """(settings normalised for comparison, the ``observed`` history) of a run.json
+    checked against the settings `info`."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(old, dict):
+            raise ValueError("not a JSON object")
+        history = list(old.pop(OBSERVED, []))
+        old.pop("health", None)  # the run's health figures: a result (health.py)
+        legacy = {k: old.pop(k) for k in LEGACY_OBSERVED if k in old and k not in info}
+        if legacy:
+            history.append(legacy)
+        return _normalised(old), history
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RunError(
+            f"{path} is not a run description ({exc}); if this folder holds the run "
+            "these arguments describe, delete that file and rerun the same command (it "
+            "is written again), or start afresh with a new --out") from None
+
+
+def settings_problem(out: Path | str, run_info: dict[str, Any]) -> str | None:
+    """Why the run folder `out` cannot hold the run `run_info` describes (a different
+    run's settings in its run.json), or None; reads only (`check_run_file` writes)."""
+    out = Path(out)
+    path = out / RUN_FILE
+    if not path.exists():
+        return None
+    info = {"format": FORMAT, **run_info}
+    old, _ = _read_run_file(path, info)
+    new = _normalised(info)
+    if old == new:
+        return None
+    diff = _differences(old, new)
+    shown = "; ".join(f"{k}: {_short(a)} there, {_short(b)} now" for k, a, b in diff[:3])
+    more = f" (and {len(diff) - 3} more)" if len(diff) > 3 else ""
+    return (f"{out} holds a run with different settings ({shown}{more}); "
+            "use a new --out directory or the same arguments to resume")
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any],
+                 prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, old value, new value) of every difference, into nested objects."""
+    out = []
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, f"{prefix}{k}.")
+        else:
+            out.append((f"{prefix}{k}", a, b))
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_run_file(out: Path, run_info: dict[str, Any],
                    observed: dict[str, Any] | None = None) -> None:
     """Write OUT/run.json, or check that the one there has the same settings. `observed`
@@ -238,28 +425,10 @@ def check_run_file(out: Path, run_info: dict[str, Any],
     info = {"format": FORMAT, **run_info}
     history: list[Any] = []
     if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(old, dict):
-                raise ValueError("not a JSON object")
-            history = list(old.pop(OBSERVED, []))
-            old.pop("health", None)  # the run's health figures: a result (health.py)
-            legacy = {k: old.pop(k) for k in LEGACY_OBSERVED if k in old and k not in info}
-            if legacy:
-                history.append(legacy)
-            old = _normalised(old)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RunError(
-                f"{path} is not a run description ({exc}); if this folder holds the run "
-                "these arguments describe, delete that file and rerun the same command (it "
-                "is written again), or start afresh with a new --out") from None
-        new = _normalised(info)
-        if old != new:
-            diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-            raise RunError(
-                f"{out} holds a run with different settings ({', '.join(diff)}); "
-                "use a new --out directory or the same arguments to resume"
-            )
+        problem = settings_problem(out, run_info)
+        if problem is not None:
+            raise RunError(problem)
+        _, history = _read_run_file(path, info)
         if not observed:
             return
     if observed:

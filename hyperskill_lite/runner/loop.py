@@ -13,6 +13,16 @@ The crash-safety rule: the state directory is replaced by rename only; the recor
 episode i is stored inside the state that includes episode i, so if the process dies
 after the state is saved but before the line is appended, resuming appends it.
 
+One episode never ends the run (episode.py): an exception from the memory, the executor
+or a judge fails that episode only; its record says so (``errored``), the memory goes
+back to the state saved before the episode, and the run goes on. An episode during
+which the process itself died (kill -9, the OOM killer, a crash in native code) is
+retried by a rerun once; when the process died `CRASH_LIMIT` times in it, the rerun
+records it as crashed and goes on (``OUT/inflight.json``), so resuming never replays a
+crash forever. Ctrl-C is the user's choice and is never counted as a crash. A storage
+failure (full disk, quota, permissions) stops the run with a `StorageError` that names
+what is kept; the state stays the last one saved, whole.
+
 The evaluation protocol (protocol.py) is the paper's by default: every task retrieves
 from and updates the memory, and maintenance runs every ceil(0.1 N) tasks. In a frozen
 evaluated part the memory is retrieved from but never updated (no ``end``) nor
@@ -32,21 +42,34 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.llm import LLMError
-from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.core.config import maintenance_period
 from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.protocol import EvalProtocol
+from hyperskill_lite.runner.episode import (
+    ERRORS_RECORDED,
+    crashed_record,
+    fatal,
+    is_storage_error,
+    one_episode,
+)
 from hyperskill_lite.runner.files import (
     CHECKPOINTS,
+    CRASH_LIMIT,
+    RESTORE_COMMAND,
     RunError,
+    StorageError,
     append_record,
     check_run_file,
+    clear_inflight,
     crash_point,
     find_state,
+    inflight_attempts,
+    kept_text,
+    mark_inflight,
     read_records,
     recovery_hint,
     save_state,
+    settings_problem,
 )
 from hyperskill_lite.runner.health import (
     check_index,
@@ -54,16 +77,12 @@ from hyperskill_lite.runner.health import (
     maintenance_record,
     write_health,
 )
-from hyperskill_lite.types import Episode, Executor, Judge, MemoryContext, MemorySystem, Task
+from hyperskill_lite.runner.identity import identity_problem, stored_identity, system_identity
+from hyperskill_lite.types import Executor, Judge, MemorySystem, Task
 
-__all__ = ["run_episodes", "ERRORS_RECORDED"]
+__all__ = ["run_episodes", "run_settings", "resume_problem", "ERRORS_RECORDED"]
 
 log = logging.getLogger("hyperskill_lite.runner")
-
-ERRORS_RECORDED: tuple[type[BaseException], ...] = (LLMError,)
-"""Exception types that fail one episode (recorded in its `error` field) instead of the
-run: model errors after retries and re-asks. A cassette miss is not among them: a replay
-that diverges stops loudly."""
 
 
 def _apply_protocol(system: MemorySystem, protocol: EvalProtocol) -> None:
@@ -136,79 +155,189 @@ def run_episodes(
     protocol = protocol if protocol is not None else EvalProtocol()
     _apply_protocol(system, protocol)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     n = len(tasks)
+    if n == 0:
+        raise ValueError("run_episodes: the task list is empty; nothing to run")
     if usage is None:
         totals = getattr(getattr(getattr(system, "llm", None), "usage", None), "totals", None)
         usage = totals if callable(totals) else None
-    per_pass = max(1, n // protocol.passes) if n else 1
+    period = _period(n, maintain_every, protocol)
+    try:
+        return _run(system, tasks, executor, out, period, judge, learn_judge,
+                    run_settings(tasks, period, protocol, run_info), observed, progress,
+                    usage, durable, protocol)
+    except OSError as exc:
+        if not is_storage_error(exc):
+            raise
+        where = exc.filename or out
+        raise StorageError(f"{where}: {exc.strerror or exc} while writing the run; "
+                           f"{kept_text(out)}; free some space (or fix the permissions) and "
+                           "rerun the same command to resume", exc.errno,
+                           exc.filename) from None
+
+
+def _period(n: int, maintain_every: int | None, protocol: EvalProtocol) -> int:
+    per_pass = max(1, n // protocol.passes)
     period = maintenance_period(per_pass) if maintain_every is None else int(maintain_every)
     if period < 0:
         raise ValueError(f"maintain_every must be >= 0 (0: never), got {maintain_every}")
-    check_run_file(out, {"n_tasks": n, "task_ids_head": [t.id for t in tasks[:5]],
-                         "maintain_every": period, "protocol": protocol.to_dict(),
-                         **(run_info or {})}, observed)
-    records = read_records(out)
-    start = 0
-    state = find_state(out)
-    if state is not None:
-        prog = json.loads((state / "progress.json").read_text())
-        start = prog["next_index"]
-        if len(records) == start - 1:  # died between saving the state and appending its line
-            append_record(out, prog["record"])
-            records.append(prog["record"])
-        if len(records) != start:
-            raise RunError(f"{out}: {len(records)} records but the saved state is after "
-                           f"episode {start}; the directory was modified by hand; "
-                           f"{recovery_hint(out, min(len(records), start))}")
-        try:
-            system.load(state / "memory")
-        except (ValueError, OSError) as exc:
-            raise RunError(f"{out}: the saved state's memory cannot be read ({exc}); "
-                           f"{recovery_hint(out, start)}") from None
-    elif records:
-        raise RunError(f"{out}: {len(records)} records but no saved state; cannot resume; "
-                       f"{recovery_hint(out, len(records))}")
+    return period
 
+
+def run_settings(tasks: Sequence[Task], maintain_every: int | None = None,
+                 protocol: EvalProtocol | None = None,
+                 run_info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The settings `run_episodes` writes to (or checks against) ``OUT/run.json``;
+    `maintain_every` None means the default period for these tasks. A command line can
+    check a folder with them before it prints anything (`files.settings_problem`)."""
+    protocol = protocol if protocol is not None else EvalProtocol()
+    period = _period(len(tasks), maintain_every, protocol)
+    return {"n_tasks": len(tasks), "task_ids_head": [t.id for t in tasks[:5]],
+            "maintain_every": period, "protocol": protocol.to_dict(), **(run_info or {})}
+
+
+def resume_problem(out: Path | str, settings: dict[str, Any],
+                   system: MemorySystem) -> str | None:
+    """Why folder `out` cannot go on with the run `settings` (from `run_settings`) and
+    `system` describe: another run's settings in its run.json, or a saved state holding
+    another run's memory; None when it can (or holds nothing yet). Reads only, so a
+    command can refuse before it prints anything about the folder."""
+    out = Path(out)
+    problem = settings_problem(out, settings)
+    if problem is not None:
+        return problem
+    state = find_state(out) if out.is_dir() else None
+    if state is None:
+        return None
+    mismatch = identity_problem(stored_identity(state), system_identity(system))
+    return None if mismatch is None else _identity_text(out, mismatch)
+
+
+def _identity_text(out: Path, mismatch: str) -> str:
+    return (f"{out}: the saved state is not this run's memory ({mismatch}); it was copied or "
+            f"restored from another run; put back this run's own state "
+            f"(`{RESTORE_COMMAND} {out}` restores its last checkpoint) or start afresh with "
+            "a new --out")
+
+
+def _resume(system: MemorySystem, out: Path, records: list[dict[str, Any]]) -> int:
+    """Load the saved state (if any) into `system`; the index of the next episode."""
+    state = find_state(out)
+    if state is None:
+        if records:
+            raise RunError(f"{out}: {len(records)} records but no saved state; cannot resume; "
+                           f"{recovery_hint(out, len(records))}")
+        return 0
+    prog = json.loads((state / "progress.json").read_text())
+    start = prog["next_index"]
+    if len(records) == start - 1:  # died between saving the state and appending its line
+        append_record(out, prog["record"])
+        records.append(prog["record"])
+    if len(records) != start:
+        raise RunError(f"{out}: {len(records)} records but the saved state is after "
+                       f"episode {start}; the directory was modified by hand; "
+                       f"{recovery_hint(out, min(len(records), start))}")
+    problem = identity_problem(stored_identity(state), system_identity(system))
+    if problem is not None:
+        raise RunError(_identity_text(out, problem))
+    _load(system, state, out, start)
+    return start
+
+
+def _load(system: MemorySystem, state: Path, out: Path, start: int) -> None:
+    try:
+        system.load(state / "memory")
+    except (ValueError, OSError) as exc:
+        if is_storage_error(exc):
+            raise
+        raise RunError(f"{out}: the saved state's memory cannot be read ({exc}); "
+                       f"{recovery_hint(out, start)}") from None
+
+
+def _run(system, tasks, executor, out, period, judge, learn_judge, settings, observed,
+         progress, usage, durable, protocol) -> list[dict[str, Any]]:
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(tasks)
+    check_run_file(out, settings, observed)
+    records = read_records(out)
+    start = _resume(system, out, records)
+    if durable and start == 0 and find_state(out) is None:  # what a failed episode 1 returns to
+        save_state(system, out, {"next_index": 0, "record": None})
     frozen_from = protocol.eval_from if protocol.frozen else None
-    check_at = check_index(n, frozen_from) if n else None
+    check_at = check_index(n, frozen_from)
     bar = _progress_bar(n, start, system, records) if progress else None
-    for i in range(start, n):
-        task = tasks[i]
-        frozen = protocol.is_frozen(i)
-        if frozen and i == protocol.eval_from:  # the memory the evaluated part reads
-            ck = out / CHECKPOINTS / f"frozen-{i:04d}"
-            shutil.rmtree(ck, ignore_errors=True)
-            system.save(ck)
-        record = _one_episode(i, task, system, executor, judge, learn_judge, usage,
-                              learn=not frozen)
-        log.info("episode index=%d task=%s success=%s steps=%d calls=%d tokens=%d "
-                 "seconds=%.2f error=%s", i, task.id, record["success"], record["steps"],
-                 record["calls"], record["tokens"], record["seconds"], record["error"])
-        if protocol.eval_from is not None:
-            record["phase"] = "eval" if protocol.in_eval(i) else "learn"
-        checkpoint = None
-        if period and (i + 1) % period == 0 and not frozen:
-            checkpoint = _maintain(system, record, out, i)
-        record["sizes"] = system.stats()
-        if i == check_at:
-            warning = health_check([*records, record], record["sizes"], system.name)
-            if warning is not None:
-                record["health_warning"] = warning
-                log.warning("%s (episode %d of %d, %s)", warning["message"], i + 1, n, out)
-        crash_point("before_state", i)
+    try:
+        for i in range(start, n):
+            record = _episode(i, tasks[i], system, executor, judge, learn_judge, usage,
+                              out, durable, protocol)
+            if protocol.eval_from is not None:
+                record["phase"] = "eval" if protocol.in_eval(i) else "learn"
+            checkpoint = None
+            if period and (i + 1) % period == 0 and not protocol.is_frozen(i):
+                checkpoint = _maintain(system, record, out, i)
+            record["sizes"] = system.stats()
+            if i == check_at:
+                warning = health_check([*records, record], record["sizes"], system.name)
+                if warning is not None:
+                    record["health_warning"] = warning
+                    log.warning("%s (episode %d of %d, %s)", warning["message"], i + 1, n, out)
+            crash_point("before_state", i)
+            if durable:
+                save_state(system, out, {"next_index": i + 1, "record": record}, checkpoint)
+            crash_point("after_state", i)
+            append_record(out, record, durable)
+            crash_point("after_record", i)
+            records.append(record)
+            if bar is not None:
+                _update_bar(bar, records, record)
         if durable:
-            save_state(system, out, {"next_index": i + 1, "record": record}, checkpoint)
-        crash_point("after_state", i)
-        append_record(out, record, durable)
-        crash_point("after_record", i)
-        records.append(record)
+            clear_inflight(out)
+        write_health(out, records)
+    except BaseException:  # Ctrl-C, a full disk, a fatal error: the process did not die in
+        if durable:  # the episode, so it is not counted as a crash
+            clear_inflight(out)
+        raise
+    finally:
         if bar is not None:
-            _update_bar(bar, records, record)
-    if bar is not None:
-        bar.close()
-    write_health(out, records)
+            bar.close()
     return records
+
+
+def _episode(i, task, system, executor, judge, learn_judge, usage, out, durable,
+             protocol) -> dict[str, Any]:
+    """Episode `i`'s record: run it, or record it as crashed when the process died
+    `CRASH_LIMIT` times running it (files.mark_inflight)."""
+    frozen = protocol.is_frozen(i)
+    if durable:
+        attempts = inflight_attempts(out, i)
+        if attempts >= CRASH_LIMIT:
+            record = crashed_record(i, task, attempts)
+            log.warning("episode %d (task %s): %s", i, task.id, record["error"])
+            return record
+        mark_inflight(out, i, task.id, attempts + 1)
+    if frozen and i == protocol.eval_from:  # the memory the evaluated part reads
+        ck = out / CHECKPOINTS / f"frozen-{i:04d}"
+        shutil.rmtree(ck, ignore_errors=True)
+        system.save(ck)
+    record, touched = one_episode(i, task, system, executor, judge, learn_judge, usage,
+                                  learn=not frozen)
+    log.info("episode index=%d task=%s success=%s steps=%d calls=%d tokens=%d "
+             "seconds=%.2f error=%s", i, task.id, record["success"], record["steps"],
+             record["calls"], record["tokens"], record["seconds"], record["error"])
+    if touched:
+        _roll_back(system, out, i, record, durable)
+    return record
+
+
+def _roll_back(system, out: Path, i: int, record: dict[str, Any], durable: bool) -> None:
+    """After `begin`/`end` failed halfway: put the memory back to the last saved state
+    (the one before this episode), so an errored episode leaves no half-made update. A
+    run that saves no state (``durable=False``) cannot, and says so in the record."""
+    state = find_state(out) if durable else None
+    if state is None:
+        record["error"] += "; the memory may keep part of this episode's update"
+        return
+    system.load(state / "memory")
 
 
 def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -> Path:
@@ -217,116 +346,20 @@ def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -
     t0, setup0 = time.perf_counter(), setup_seconds()
     try:
         record["maintenance"] = maintenance_record(system.maintain())
-    except ERRORS_RECORDED as exc:  # e.g. LLM-Merge failed: keep what was done
-        record["maintenance"] = {"error": f"maintain: {exc}"}
+    except Exception as exc:  # noqa: BLE001 - e.g. LLM-Merge failed: keep what was done
+        if fatal(exc):
+            raise
+        text = f"maintain: {exc}" if isinstance(exc, ERRORS_RECORDED) else \
+            f"maintain: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        record["maintenance"] = {"error": text}
+        if not isinstance(exc, ERRORS_RECORDED):
+            log.warning("episode %d: %s; recorded, the run goes on", i, text)
     record["maintenance"]["seconds"] = round(
         max(0.0, time.perf_counter() - t0 - (setup_seconds() - setup0)), 6)
     ck = out / CHECKPOINTS / f"maint-{i + 1:04d}"
     shutil.rmtree(ck, ignore_errors=True)
     system.save(ck)
     return ck
-
-
-def _one_episode(i, task, system, executor, judge, learn_judge, usage,
-                 learn: bool = True) -> dict[str, Any]:
-    errors: list[str] = []
-    u0 = usage() if usage else None
-    calls0 = int(getattr(system, "llm_calls", 0))
-    setup0 = setup_seconds()  # a lazily loaded encoder's one-off load is not task latency
-    t0 = time.perf_counter()
-    try:
-        context = system.begin(task)
-    except ERRORS_RECORDED as exc:
-        context, errors = MemoryContext(), [f"begin: {exc}"]
-    errors += [f"begin: {e}" for e in context.meta.get("errors", ())]  # recovered from
-    t_begin = time.perf_counter() - t0
-    setup_begin = setup_seconds() - setup0
-    try:
-        episode = executor.run(task, context)
-    except ERRORS_RECORDED as exc:
-        episode = Episode(task_id=task.id, success=False, steps=0, error=f"execute: {exc}")
-    if episode.error:
-        errors.append(episode.error)
-    success = _judged(judge, task, episode, errors)
-    verdict = episode.meta.get("judge")  # the scoring judge's, before another can write
-    learned: bool | None = success
-    learn_verdict = None
-    if learn_judge and learn:
-        seen = Episode(**{**episode.to_dict(), "meta": {k: v for k, v in episode.meta.items()
-                                                        if k != "judge"}})
-        learned = _judged(learn_judge, task, seen, errors, "learn judge")
-        learn_verdict = seen.meta.get("judge")
-    setup_before_end = setup_seconds()
-    t1 = time.perf_counter()
-    update = None
-    if learn:
-        # the memory learns from the episode, never from the model's private reasoning
-        taught = Episode(**{**episode.to_dict(), "success": learned, "meta": {
-            k: v for k, v in episode.meta.items() if k != "reasoning"}})
-        try:
-            update = system.end(task, taught)
-        except ERRORS_RECORDED as exc:
-            errors.append(f"end: {exc}")
-    else:
-        learned = None  # a frozen memory learns nothing from this episode
-    t_end = time.perf_counter() - t1
-    seconds = time.perf_counter() - t0
-    setup = setup_seconds() - setup0
-    setup_memory = setup_begin + (setup_seconds() - setup_before_end)
-    record: dict[str, Any] = {
-        "index": i,
-        "task_id": task.id,
-        "success": success,
-        "learned_success": learned,
-        "steps": int(episode.steps),
-        "calls": int(episode.calls),
-        "tokens": int(episode.tokens),
-        "context_tokens": int(episode.meta.get("context_tokens", count_tokens(context.text))),
-        "injected": len(context.items),
-        "memory_llm_calls": int(getattr(system, "llm_calls", 0)) - calls0,
-        "memory_seconds": round(max(0.0, t_begin + t_end - setup_memory), 6),
-        "seconds": round(max(0.0, seconds - setup), 6),
-        "retrieved": list(context.retrieved),
-        "answer": episode.answer,
-        "error": "; ".join(errors) or None,
-    }
-    if context.meta.get("record"):
-        record["retrieval"] = dict(context.meta["record"])
-    if context.meta.get("explain"):  # the whole retrieval, for the memory studio
-        record["explain"] = context.meta["explain"]
-    if isinstance(update, dict):
-        record["update"] = update
-    if episode.meta.get("reasoning"):  # a reasoning server's reasoning_content, per step
-        record["reasoning"] = episode.meta["reasoning"]
-    if "tools_used" in episode.meta:  # the live agent's tool calls, in order
-        record["tools_used"] = list(episode.meta["tools_used"])
-    if episode.meta.get("tool_errors"):  # the calls that ended in a tool error
-        record["tool_errors"] = list(episode.meta["tool_errors"])
-    if setup > 0:
-        record["setup_seconds"] = round(setup, 6)
-    if verdict is not None:
-        record["judge"] = verdict
-    if learn_judge and learn:
-        record["learn_judge"] = learn_verdict if learn_verdict is not None else {
-            "kind": getattr(learn_judge, "kind", None)
-            or getattr(learn_judge, "__qualname__", type(learn_judge).__name__),
-            "correct": learned}
-    if usage:
-        u1 = usage()
-        record["usage"] = {k: u1[k] - u0.get(k, 0) for k in u1}
-        record["memory_tokens"] = int(record["usage"].get("memory_tokens", 0))
-    return record
-
-
-def _judged(judge, task, episode, errors: list[str], what: str = "judge") -> bool:
-    """The judge's verdict; a judge whose model fails counts the episode as failed."""
-    if judge is None:
-        return bool(episode.success)
-    try:
-        return bool(judge(task, episode))
-    except ERRORS_RECORDED as exc:
-        errors.append(f"{what}: {exc}")
-        return False
 
 
 def _progress_bar(n, start, system, records):

@@ -49,10 +49,14 @@ from typing import Any
 from hyperskill_lite.sweep.spec import Cell, SweepSpec
 
 __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
-           "every_episode_failed", "EXECUTORS", "DONE_FILE"]
+           "every_episode_failed", "start_ray", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
 DONE_FILE = "sweep-done.json"
+EXIT_ERRORED = 3
+"""The `run` command's exit code for a run that finished with errored episodes: the cell
+is done (its records, errored ones counted as failures, go into the tables) and its
+note says how many (``OUT/failures.md``)."""
 ERROR_TAIL = 1500
 logger = logging.getLogger(__name__)
 
@@ -60,7 +64,8 @@ logger = logging.getLogger(__name__)
 @dataclass
 class CellResult:
     """What became of one cell: "done", "skipped" (finished by an earlier sweep) or
-    "failed" (with `error`), its seconds and episodes."""
+    "failed" (with `error`), its seconds and episodes; a done cell whose run finished
+    with errored episodes says so in `error`."""
 
     cell: Cell
     status: str
@@ -147,18 +152,22 @@ def spec_of(cell: Cell, out_root: Path) -> Any:
         evaluation=EvalProtocol(order_seed=cell.order_seed))
     if cell.backbone is None:
         return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing)
+    from hyperskill_lite.agent.tools import ToolSettings
+
     b, bb = cell.benchmark, cell.backbone
     assert b is not None
     return RunSpec(**common, backend="openai", model=bb.model, base_url=bb.base_url,
                    benchmark=b.name, data=Path(b.data), judge=b.judge, split=b.split,
-                   settings=bb.model_settings())
+                   settings=bb.model_settings(), tools=ToolSettings(sandbox=cell.sandbox))
 
 
 def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     """Run one live cell in this thread, as its `run` command would (preflight before the
     folder exists, then the resumable run, with the cell's own ``run.log``); (exit code,
     one-line error or "", seconds). Exit codes as the command's: 2 for an error the user
-    can fix (bad data, a refused key, ...), 1 when every episode failed."""
+    can fix (bad data, a refused key, ...), 1 when every episode failed, `EXIT_ERRORED`
+    (3) when the run finished with errored episodes (an unexpected exception, or a
+    process that died in one twice)."""
     from hyperskill_lite import launch
     from hyperskill_lite.agent.cassette import CassetteMiss
     from hyperskill_lite.agent.llm import LLMError
@@ -181,6 +190,11 @@ def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     if every_episode_failed(records):
         return 1, (f"error: every episode of {cell.key} failed; the last: "
                    f"{' '.join(str(records[-1]['error']).split())[:300]}"), seconds
+    errored = [r for r in records if r.get("errored")]
+    if errored:  # as the `run` command: complete, the errored episodes recorded as failed
+        return EXIT_ERRORED, (f"{len(errored)} of {len(records)} episode(s) errored; the "
+                              f"first: {str(errored[0]['error']).split('; ')[0][:300]}"), \
+            seconds
     return 0, "", seconds
 
 
@@ -194,12 +208,14 @@ def encoder_thread_safe(name: str) -> bool:
     return type(enc).__name__ == "HashingEncoder" or bool(getattr(enc, "thread_safe", False))
 
 
-def _done_marker(run_dir: Path, argv: list[str]) -> bool:
+def _done_marker(run_dir: Path, argv: list[str]) -> dict[str, Any] | None:
+    """The cell's done marker when an earlier sweep finished it with this command line
+    (its "note" says when the run had errored episodes), else None."""
     try:
         doc = json.loads((run_dir / DONE_FILE).read_text())
     except (OSError, ValueError):
-        return False
-    return doc.get("argv") == argv
+        return None
+    return doc if isinstance(doc, dict) and doc.get("argv") == argv else None
 
 
 class _Local:
@@ -212,27 +228,55 @@ class _Local:
     def submit_inprocess(self, cell: Cell, out: Path) -> Future:
         return self.pool.submit(run_cell_inprocess, cell, out)
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
+
+
+RAY_START_ATTEMPTS = 3
+"""Ray gives a starting node 30 s (fixed in Ray) to register; a loaded machine can need
+more: the start is tried this many times before the sweep gives up with one line."""
+
+
+def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> Any:
+    """``ray.init(**kwargs)`` (dashboard off, workers' logs not forwarded), tried again
+    when the node times out during startup; its context. Raises `SweepError` when it
+    never started."""
+    from hyperskill_lite.sweep.spec import SweepError
+
+    kwargs = {"include_dashboard": False, "log_to_driver": False, **kwargs}
+    last: BaseException | None = None
+    for attempt in range(attempts):
+        try:
+            return ray.init(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception on timeout
+            if "timed out during startup" not in str(exc):
+                raise
+            last = exc
+            logger.warning("Ray's node did not start in time (attempt %d of %d); trying "
+                           "again", attempt + 1, attempts)
+            ray.shutdown()
+    raise SweepError(f"Ray did not start after {attempts} attempts ({last}); the machine may "
+                     "be overloaded: try again, or use --executor local")
 
 
 class _Ray:
     def __init__(self, jobs: int, address: str | None) -> None:
+        from hyperskill_lite.sweep.spec import SweepError
+
         try:
             import ray
         except ImportError:
-            raise RuntimeError(
+            raise SweepError(
                 "the ray executor needs Ray: pip install 'hyperskill-lite[scale]' "
                 "(or pip install ray)"
             ) from None
         self.ray = ray
         self.started = not ray.is_initialized()
         if self.started:
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address:
-                ray.init(address=address, **kwargs)
+                start_ray(ray, address=address)
             else:
-                ray.init(num_cpus=jobs, **kwargs)
+                start_ray(ray, num_cpus=jobs)
         self.remote = ray.remote(num_cpus=1, max_retries=2)(run_cell_process)
         self.pool = ThreadPoolExecutor(max(jobs, 1))  # waits on Ray refs without blocking
 
@@ -240,8 +284,8 @@ class _Ray:
         ref = self.remote.remote(argv, env, cwd)
         return self.pool.submit(self.ray.get, ref)
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=True)
         if self.started:
             self.ray.shutdown()
 
@@ -277,8 +321,10 @@ def run_cells(
     todo: list[int] = []
     for i, cell in enumerate(cells):
         argv = cell.argv(out)
-        if _done_marker(out / cell.key, argv):
-            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key))
+        marker = _done_marker(out / cell.key, argv)
+        if marker is not None:
+            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
+                                    error=marker.get("note"))
         else:
             todo.append(i)
     t0 = time.perf_counter()
@@ -343,20 +389,33 @@ def run_cells(
                     rc, tail, seconds = fut.result()
                 except Exception as exc:  # a Ray task that failed after its retries
                     rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
-                if rc == 0:
-                    (run_dir / DONE_FILE).write_text(
-                        json.dumps({"argv": cell.argv(out), "seconds": seconds}) + "\n")
-                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir))
+                if rc in (0, EXIT_ERRORED):
+                    note = _last_line(tail) if rc == EXIT_ERRORED else None
+                    (run_dir / DONE_FILE).write_text(json.dumps(
+                        {"argv": cell.argv(out), "seconds": seconds, "note": note}) + "\n")
+                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir), note)
                 else:
-                    last = [ln for ln in tail.strip().splitlines() if ln.strip()]
-                    error = f"{last[-1] if last else 'no output'} (exit code {rc})"
+                    error = f"{_last_line(tail)} (exit code {rc})"
                     results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
                     (out / "logs").mkdir(exist_ok=True)
                     (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
                 progress(f" | {cell.key}: {results[i].status}")
-    finally:
+    except KeyboardInterrupt:
+        # child processes got the Ctrl-C too and end at once: wait for them; live cells
+        # in threads would finish their episodes first: leave them to the command, which
+        # exits as a kill would (their folders resume from their last episode)
+        runner.close(wait=not (threads and any(cells[i].backbone for i in running.values())))
+        raise
+    except BaseException:
         runner.close()
+        raise
+    runner.close()
     return [results[i] for i in range(len(cells))]
+
+
+def _last_line(tail: str) -> str:
+    last = [ln for ln in tail.strip().splitlines() if ln.strip()]
+    return last[-1] if last else "no output"
 
 
 def log_info(line: str) -> None:

@@ -194,6 +194,10 @@ def write_results(results: Sequence[CellResult], out: Path,
     failed = [r for r in results if r.status == "failed"]
     lines = ["# Failed cells", ""]
     lines += [f"- `{r.cell.key}`: {r.error}" for r in failed] or ["None."]
+    errored = [r for r in results if r.status in ("done", "skipped") and r.error]
+    if errored:  # finished, in the tables, with episodes recorded as failed
+        lines += ["", "# Cells with errored episodes (counted as failures, not replayed)", ""]
+        lines += [f"- `{r.cell.key}`: {r.error}" for r in errored]
     paths["failures"].write_text("\n".join(lines) + "\n")
     paths["cells"].write_text(json.dumps([
         {"key": r.cell.key, "status": r.status, "seconds": round(r.seconds, 3),

@@ -8,6 +8,7 @@ encoder = "hashing"      # "minilm" (default) or "hashing"
 phrasing = "calibrated"  # SkillWorld's text model (default calibrated)
 reference = "hyperskill"  # optional: pair every setting with it too (besides no-memory)
 temperature = 0.7        # model settings for every backbone (see below)
+sandbox = "bwrap"        # live cells' python tool: bwrap (default) or process (weaker)
 
 [grid]
 method = ["hyperskill", "memp"]
@@ -74,6 +75,7 @@ PROFILES = ("gaia", "webwalker", "xbench")
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
 JUDGES = ("exact", "llm", "self")
 ENCODERS = ("minilm", "hashing")
+SANDBOXES = ("bwrap", "process")
 PHRASINGS = ("calibrated", "curated")
 CONFIG_FIELDS = {"k": int, "rho": float, "prune_mode": str}
 """Config fields a grid may vary (the `run` options of the same names)."""
@@ -137,6 +139,8 @@ class Cell:
     phrasing: str = "calibrated"
     order_seed: int = PAPER_ORDER_SEED
     """The task order's seed (`run --order-seed`; 42, the paper's, by default)."""
+    sandbox: str = "bwrap"
+    """A live cell's python tool isolation (`run --sandbox`)."""
 
     @property
     def backbone_name(self) -> str:
@@ -185,6 +189,8 @@ class Cell:
                 out += ["--judge", b.judge]
             if b.split:
                 out += ["--split", b.split]
+            if self.sandbox != "bwrap":  # the default keeps older command lines
+                out += ["--sandbox", self.sandbox]
             for k, v in bb.settings:
                 value = json.dumps(v, sort_keys=True) if isinstance(v, dict) else str(v)
                 out += [f"--{k.replace('_', '-')}", value]
@@ -215,6 +221,8 @@ class SweepSpec:
     reference: str | None = None
     """A method every setting's SR is also paired with in the tables (``[sweep]
     reference``), besides no-memory."""
+    sandbox: str = "bwrap"
+    """The live cells' python tool isolation (``[sweep] sandbox``; `run --sandbox`)."""
 
     def cells(self) -> Iterator[Cell]:
         """Every cell, backbone by backbone, task set, method, config, seed, order."""
@@ -227,7 +235,7 @@ class SweepSpec:
             worlds, self.methods, combos, self.seeds, self.orders
         ):
             yield Cell(method, seed, bb, prof, bench, tuple(zip(keys, combo)), self.episodes,
-                       self.encoder, self.phrasing, order)
+                       self.encoder, self.phrasing, order, self.sandbox)
 
 
 def _safe(s: str) -> str:
@@ -266,7 +274,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
                    "[[benchmark]], [[backbone]])")
     head = _table(raw, "sweep", fail, required=False)
     grid = _table(raw, "grid", fail, required=True)
-    known_head = {"episodes", "encoder", "phrasing", "reference", *MODEL_FIELDS,
+    known_head = {"episodes", "encoder", "phrasing", "reference", "sandbox", *MODEL_FIELDS,
                   "judge_key_env"}
     for k in head:
         if k not in known_head:
@@ -277,6 +285,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
         raise fail("sweep.episodes", f"must be an integer >= 1, got {episodes!r}")
     encoder = _choice(head.get("encoder", "minilm"), ENCODERS, "sweep.encoder", fail)
     phrasing = _choice(head.get("phrasing", "calibrated"), PHRASINGS, "sweep.phrasing", fail)
+    sandbox = _choice(head.get("sandbox", "bwrap"), SANDBOXES, "sweep.sandbox", fail)
 
     known_grid = {"method", "profile", "seed", "order_seed", *CONFIG_FIELDS}
     for k in grid:
@@ -328,7 +337,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
         raise fail("grid.profile", "give SkillWorld profiles or [[benchmark]] tables: "
                    "the sweep has nothing to run on")
     return SweepSpec(methods, seeds, profiles, benchmarks, backbones, config, episodes,
-                     encoder, phrasing, source, orders, reference)
+                     encoder, phrasing, source, orders, reference, sandbox)
 
 
 def _table(raw: dict[str, Any], name: str, fail: Any, required: bool) -> dict[str, Any]:

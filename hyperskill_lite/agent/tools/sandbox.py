@@ -1,35 +1,45 @@
-"""PythonSandbox: run model-written Python in a contained, resource-limited subprocess.
+"""PythonSandbox: run model-written Python in a contained, resource-limited process.
 
-Two isolation levels (the ``sandbox`` setting, `ISOLATIONS`):
+Two isolation levels (the ``sandbox`` setting, `ISOLATIONS`); neither falls back to the
+other. A level that cannot be had here makes the tool answer with one error line, and a
+live run refuses to start at its preflight (agent/preflight.py, `check_sandbox`).
 
-- ``"bwrap"`` (the default; our addition): the code runs under bubblewrap (``bwrap``,
-  Debian's ``bubblewrap`` package) in its own network namespace (only a loopback of its
-  own: no route to the internet, the host's loopback servers or the local network), its
-  own PID, IPC and UTS namespaces, with a root file system that holds only the system
-  folders ``/usr`` and ``/etc`` and the Python installation (all read-only), a private
-  ``/tmp`` and the run's working folder (``/sandbox``, the only writable place). No home
-  directory, no project folder, no user files. When ``bwrap`` is missing or cannot
-  create namespaces here, the sandbox falls back to ``"process"`` and says so in one
-  line on stderr (once per process).
-- ``"process"``: a plain subprocess. The code can still read what the user can read and
-  use the network; the limits below are a guard against runaway code (infinite loops,
-  fork bombs, huge allocations), not a security boundary against hostile code.
+- ``"bwrap"`` (the default): the code runs under bubblewrap (``bwrap``, Debian's
+  ``bubblewrap`` package) in its own network namespace (only a loopback of its own: no
+  route to the internet, the host's loopback servers or the local network), its own PID,
+  IPC and UTS namespaces, with a root file system that holds only the system folders
+  ``/usr`` and ``/etc`` and the Python installation (all read-only); its working folder
+  ``/sandbox`` (also HOME), ``/tmp`` and ``/dev/shm`` are private tmpfs folders capped
+  at `disk_mb` MB (``/tmp`` and ``/dev/shm`` at `tmp_mb` MB). No home directory, no
+  project folder, no user files.
+- ``"process"`` (an explicit choice of weaker isolation): a plain process. Run by root,
+  the code runs as the unprivileged user "nobody" in mount, network and IPC namespaces
+  of its own: no network, ``/root`` and ``/home`` hidden, ``/tmp`` (its working folder),
+  ``/var/tmp`` and ``/dev/shm`` private tmpfs folders capped as above (where the kernel
+  refuses namespaces, it goes on without them when the interpreter is reachable by
+  "nobody": then as for a regular user, below). Run by a regular user, it runs as that
+  user: it can read every file the user can read (home, keys, the project), use the
+  network, and write where the user can write (``/dev/shm`` and ``/tmp`` are the host's);
+  its working folder is in the host's temporary folder, watched and stopped at
+  `disk_mb` MB. It contains runaway code (loops, fork bombs, huge allocations, huge
+  files), not hostile code.
 
-Both levels apply the same limits, set inside the child before the interpreter starts:
-address space (RLIMIT_AS), CPU seconds, file size, no core dumps, and a process count
-(RLIMIT_NPROC). RLIMIT_NPROC does not bind root, so as root the code runs as user
-"nobody" (in bwrap mode the interpreter is reachable through folders bwrap creates; in
-process mode, when the interpreter lives somewhere "nobody" cannot reach, a pyenv under
-/root, only the capability to read and search files is kept so it can start). Each run
-gets a fresh working folder (also HOME), an environment without secret-looking
-variables (names containing KEY, TOKEN, SECRET, PASSWORD), and truncated output
-captured to files (a flood of prints cannot fill memory). The whole process group is
-killed at the wall-clock timeout, and when the run ends so is every process it left
-behind, even one that left the group (``setsid``, a detached ``Popen``): each run marks
-its processes with a random token in the environment, and any process still carrying it
-(or still working in the run's folder) is killed.
+Under both: the environment is an allowlist (`safe_env`: ``PATH``, ``LANG``, ``LC_*``,
+``TZ``, ``HOME`` in the working folder, a few thread and plotting settings; nothing the
+run's environment holds besides, so no key, password or URL with credentials reaches
+the code); limits set in the child before the interpreter starts: address space
+(`memory_mb`), CPU seconds, the size of any file (`disk_mb`), open files, processes
+(`max_procs`), no core dumps; every capability dropped (bounding set, then the user
+"nobody" when run by root, then the permitted, effective, inheritable and ambient sets)
+and ``PR_SET_NO_NEW_PRIVS``; its own session; output captured to files and cut
+(`max_output_chars`). A supervisor process (sandbox_supervisor.py) is the child
+subreaper of every process the code starts: at the end of the call (exit, wall-clock
+`timeout`, quota, or the run's own death) it kills all of them, even those that left
+the session. Each call gets a fresh ``hsl-py-*`` folder, removed at the end, and by the
+next run's first call when the run was killed with kill -9 (sandbox_folders.py).
 
-Not here: the tool interface the agent calls (toolbox.py).
+Not here: the tool interface the agent calls (toolbox.py), the supervisor
+(sandbox_supervisor.py), the folders (sandbox_folders.py).
 """
 
 from __future__ import annotations
@@ -44,21 +54,34 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["PythonSandbox", "safe_env", "ISOLATIONS", "bwrap_command"]
+from hyperskill_lite.agent.tools.sandbox_folders import WorkFolder, clean_leftovers
+
+__all__ = ["PythonSandbox", "safe_env", "ISOLATIONS", "bwrap_command", "ENV_ALLOWED",
+           "INSTALL_BWRAP"]
 
 log = logging.getLogger(__name__)
 
 ISOLATIONS = ("bwrap", "process")
 """The python tool's isolation levels (see the module docstring)."""
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+INSTALL_BWRAP = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: "
+                 "dnf install bubblewrap)")
+ENV_ALLOWED = ("LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "TZ")
+"""The only variables of the run's environment the code sees (besides those set here)."""
+_PLAIN = re.compile(r"[A-Za-z0-9_.:/@+-]{0,64}")
 _INSIDE = "/sandbox"
-"""The run's working folder as the code sees it under bwrap."""
+"""The working folder as the code sees it under bwrap."""
+_NOBODY = 65534
+_GRACE = 5.0
+"""Seconds past the timeout before the host kills a supervisor that did not stop."""
+_SUPERVISOR = (Path(__file__).with_name("sandbox_supervisor.py")).read_text(encoding="utf-8")
+_CLEANED: list[bool] = []
+_PROBED: dict[tuple, str | None] = {}
+_probe_lock = threading.Lock()
 
 
 def _truncate(text: str, max_chars: int) -> str:
@@ -68,56 +91,20 @@ def _truncate(text: str, max_chars: int) -> str:
 
 
 def safe_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment without variables whose names look secret.
+    """The part of an environment the code may see: `ENV_ALLOWED` names with plain
+    values, and a ``PATH`` of system folders and the interpreter's own; every other
+    variable (keys, tokens, ``DATABASE_URL``, a base URL with ``user:pass@``) is left out.
 
-    >>> sorted(safe_env({"PATH": "/bin", "OPENAI_API_KEY": "sk", "HF_TOKEN": "t"}))
-    ['PATH']
+    >>> sorted(safe_env({"PATH": "/secret/bin", "LANG": "C.UTF-8", "OPENAI_API_KEY": "sk",
+    ...                  "DATABASE_URL": "postgres://u:pw@db/x"}))
+    ['LANG', 'PATH']
     """
     env = os.environ if environ is None else environ
-    return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
-
-
-_BOOT = r"""
-import ctypes, json, os, resource, sys
-cfg = json.loads(sys.argv[1])
-mem = cfg["memory_bytes"]
-resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-resource.setrlimit(resource.RLIMIT_CPU, (cfg["cpu_seconds"], cfg["cpu_seconds"] + 1))
-resource.setrlimit(resource.RLIMIT_FSIZE, (cfg["file_bytes"], cfg["file_bytes"]))
-resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-if cfg["uid"] is not None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if cfg["keep_read"]:
-        libc.prctl(8, 1, 0, 0, 0)  # PR_SET_KEEPCAPS
-    os.setgroups([])
-    os.setgid(cfg["gid"])
-    os.setuid(cfg["uid"])
-    if cfg["keep_read"]:  # keep CAP_DAC_READ_SEARCH (2) so the interpreter under /root starts
-        class H(ctypes.Structure):
-            _fields_ = [("v", ctypes.c_uint32), ("pid", ctypes.c_int)]
-        class D(ctypes.Structure):
-            _fields_ = [("e", ctypes.c_uint32), ("p", ctypes.c_uint32), ("i", ctypes.c_uint32)]
-        d = (D * 2)()
-        d[0].e = d[0].p = d[0].i = 1 << 2
-        libc.capset(ctypes.byref(H(0x20080522, 0)), d)
-        libc.prctl(47, 2, 2, 0, 0)  # PR_CAP_AMBIENT, RAISE, CAP_DAC_READ_SEARCH
-resource.setrlimit(resource.RLIMIT_NPROC, (cfg["nproc"], cfg["nproc"]))
-os.execv(sys.executable, [sys.executable, "-I", cfg["script"]])
-"""
-
-
-def _user_tasks(uid: int) -> int:
-    """Threads and processes currently owned by `uid` (what RLIMIT_NPROC counts)."""
-    n = 0
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                st = os.stat(f"/proc/{p}")
-                if st.st_uid == uid:
-                    n += len(os.listdir(f"/proc/{p}/task"))
-            except OSError:
-                continue
-    return n
+    out = {k: env[k] for k in ENV_ALLOWED if k in env and _PLAIN.fullmatch(env[k])}
+    out.setdefault("LANG", "C.UTF-8")
+    out["PATH"] = ":".join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin",
+                                          "/usr/bin", "/bin"]))
+    return out
 
 
 def _world_reachable(path: Path) -> bool:
@@ -140,7 +127,6 @@ def _python_dirs() -> list[Path]:
         if p == Path("/") or any(p == s or s in p.parents for s in system):
             continue
         found.append(p)
-    # keep only outermost folders
     found.sort(key=lambda p: len(p.parts))
     out: list[Path] = []
     for p in found:
@@ -149,15 +135,19 @@ def _python_dirs() -> list[Path]:
     return out
 
 
-def bwrap_command(bwrap: str, work: Path, *, as_root: bool) -> list[str]:
-    """The bwrap arguments (up to the program to run) that contain one run whose working
-    folder is `work` (bound at ``/sandbox``). As root the code later drops to "nobody"
-    itself (so RLIMIT_NPROC binds), which needs CAP_SETUID/CAP_SETGID inside; otherwise a
-    user namespace gives bwrap its mounts."""
+def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256,
+                  tmp_mb: int = 64) -> list[str]:
+    """The bwrap arguments (up to the program to run) of one call whose code is the host
+    file `script` (bound read-only at ``/run/hsl/main.py``; the supervisor copies it into
+    ``/sandbox``). As root the supervisor keeps only the capabilities it needs to start
+    the code as "nobody" and to kill what it leaves; otherwise a user namespace gives
+    bwrap its mounts."""
     args = [bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if as_root:
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        args += ["--cap-drop", "ALL"]
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL"):
+            args += ["--cap-add", cap]
     else:
         args += ["--unshare-user"]
     for d in ("/usr", "/etc"):
@@ -168,7 +158,10 @@ def bwrap_command(bwrap: str, work: Path, *, as_root: bool) -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/dev/shm",
+             "--size", str(tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
+             "--size", str(disk_mb * 2**20), "--perms", "1777", "--tmpfs", _INSIDE]
     made: set[Path] = set()
     for d in _python_dirs():
         for parent in reversed(d.parents):
@@ -177,41 +170,47 @@ def bwrap_command(bwrap: str, work: Path, *, as_root: bool) -> list[str]:
                 made.add(parent)
         args += ["--ro-bind", str(d), str(d)]
         made.add(d)
-    args += ["--bind", str(work), _INSIDE, "--chdir", _INSIDE]
+    args += ["--ro-bind", str(script), "/run/hsl/main.py", "--chdir", _INSIDE]
     return args
 
 
-_WARNED: set[str] = set()
-
-
-def _warn_once(message: str) -> None:
-    if message not in _WARNED:
-        _WARNED.add(message)
-        log.warning("%s", message)
+def _user_tasks(uid: int) -> int:
+    """Threads and processes currently owned by `uid` (what RLIMIT_NPROC counts)."""
+    n = 0
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                if os.stat(f"/proc/{p}").st_uid == uid:
+                    n += len(os.listdir(f"/proc/{p}/task"))
+            except OSError:
+                continue
+    return n
 
 
 @dataclass
 class PythonSandbox:
-    """Runs Python code in a contained, resource-limited subprocess.
+    """Runs Python code in a contained, resource-limited process (module docstring).
 
     Parameters
     ----------
     timeout
-        Wall-clock seconds before the whole process group is killed.
+        Wall-clock seconds before the code and everything it started are killed.
     memory_mb
-        Address-space limit (RLIMIT_AS) of the process.
+        Address-space limit (RLIMIT_AS) of the code's process.
     max_procs
-        Processes/threads the code may add (RLIMIT_NPROC, on top of what the user
+        Processes/threads the code may add (RLIMIT_NPROC, on top of what its user
         already runs).
     max_output_chars
         stdout and stderr are each cut to this length.
+    disk_mb
+        The working folder's cap (a tmpfs size, or the watched quota), also the largest
+        file the code may write (RLIMIT_FSIZE).
+    tmp_mb
+        The cap of the private ``/tmp`` (bwrap) and ``/dev/shm`` / ``/var/tmp``.
     drop_root
-        When running as root, run the code as user "nobody" (uid 65534) so RLIMIT_NPROC
-        binds.
+        When running as root, run the code as user "nobody" (uid 65534); on by default.
     isolation
-        "bwrap" (namespaces and a minimal read-only file system, falling back to
-        "process" with a warning where bwrap is unusable) or "process" (see the module
-        docstring). `mode` says which one runs.
+        "bwrap" or "process" (see the module docstring); never swapped for the other.
     bwrap
         The bwrap executable (default: found on PATH).
     """
@@ -220,175 +219,227 @@ class PythonSandbox:
     memory_mb: int = 1024
     max_procs: int = 32
     max_output_chars: int = 8000
+    disk_mb: int = 256
+    tmp_mb: int = 64
     drop_root: bool = True
     isolation: str = "bwrap"
     bwrap: str | None = None
-    _mode: str | None = field(default=None, init=False, repr=False)
-    fallback_reason: str | None = field(default=None, init=False)
-    """Why "bwrap" was asked for but "process" runs (None when it was not)."""
+    last_status: dict = field(default_factory=dict, init=False, repr=False)
+    """The supervisor's report of the last call (why it stopped, kill seconds, ...)."""
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:
             raise ValueError(f"sandbox isolation must be one of {', '.join(ISOLATIONS)}, "
                              f"got {self.isolation!r}")
 
+    # -- can it run here? ---------------------------------------------------------------
+    def problem(self) -> str | None:
+        """Why this isolation cannot run here (one sentence naming what to install or
+        which option accepts weaker isolation), or None. Probed once per setting and
+        process with a trivial program."""
+        key = (self.isolation, self._bwrap_path(), os.geteuid(), self.drop_root)
+        with _probe_lock:
+            if key not in _PROBED:
+                _PROBED[key] = self._find_problem()
+            return _PROBED[key]
+
     @property
     def mode(self) -> str:
-        """The isolation in use: "bwrap" when asked for and usable here, else "process".
-        The first use of "bwrap" runs one probe (a trivial program in the sandbox)."""
-        if self._mode is None:
-            self._mode = "process"
-            if self.isolation == "bwrap":
-                reason = self._bwrap_problem()
-                if reason is None:
-                    self._mode = "bwrap"
-                else:
-                    self.fallback_reason = reason
-                    _warn_once(f"python tool: {reason}; running it with process limits only "
-                               "(no network or file isolation); install bubblewrap "
-                               "(apt-get install bubblewrap) to contain it")
-        return self._mode
+        """The isolation in use: `isolation`, or "unavailable" when `problem` says so."""
+        return self.isolation if self.problem() is None else "unavailable"
 
-    def _bwrap_problem(self) -> str | None:
+    @property
+    def fallback_reason(self) -> str | None:
+        """Why the python tool is unavailable here (None when it runs); kept for readers
+        of an older field: nothing falls back any more."""
+        return self.problem()
+
+    def _bwrap_path(self) -> str | None:
         exe = self.bwrap or shutil.which("bwrap")
-        if not exe or not os.path.isfile(exe):
-            return "bwrap (bubblewrap) is not installed"
-        out = self._run("print('ok')", "bwrap", exe)
-        if out.strip() != "ok":
-            return f"bwrap cannot create its sandbox here ({' '.join(out.split())[:160]})"
-        return None
+        return exe if exe and os.path.isfile(exe) else None
 
+    def _find_problem(self) -> str | None:
+        if not sys.platform.startswith("linux") or not os.path.isdir("/proc"):
+            return ("the python tool's sandbox needs Linux (namespaces, /proc, prctl); run "
+                    "the live agent on Linux, e.g. in a container or a virtual machine")
+        _clean_once()
+        if self.isolation == "bwrap" and self._bwrap_path() is None:
+            return (f"the python tool's default sandbox needs bubblewrap (bwrap), which is not "
+                    f"installed here: {INSTALL_BWRAP}, or pass --sandbox process to accept "
+                    "weaker isolation (resource limits; see docs/guide/guarantees.md)")
+        try:
+            out = self._execute("print('ok')")
+        except (OSError, ValueError) as exc:
+            out = f"{type(exc).__name__}: {exc}"
+        if out.strip() == "ok":
+            return None
+        said = " ".join(out.split())[:200]
+        if self.isolation == "bwrap":
+            return (f"bubblewrap cannot create its sandbox here ({said}); allow user "
+                    "namespaces or run where bwrap works, or pass --sandbox process to accept "
+                    "weaker isolation")
+        return f"the python tool's process sandbox cannot start here ({said})"
+
+    # -- one call -------------------------------------------------------------------------
     def run(self, code: str) -> str:
-        """Run `code`; return its output, or an "Error: ..." text naming the limit hit."""
-        mode = self.mode
-        return self._run(code, mode, (self.bwrap or shutil.which("bwrap") or "bwrap"))
+        """Run `code`; return its output, or an "Error: ..." text naming the limit hit
+        (never raises; Ctrl-C stops the call and everything it started, then propagates)."""
+        problem = self.problem()
+        if problem is not None:
+            return f"Error: the python tool is unavailable: {problem}."
+        try:
+            return self._execute(code)
+        except OSError as exc:
+            return f"Error: the python tool could not start ({exc.strerror or exc})."
+        except Exception as exc:  # noqa: BLE001 - a tool never raises
+            return f"Error: the python tool failed ({type(exc).__name__}: {exc})."
 
-    def _run(self, code: str, mode: str, bwrap: str) -> str:
-        with (
-            tempfile.TemporaryDirectory(prefix="hsl-py-") as work,
-            tempfile.TemporaryDirectory(prefix="hsl-py-out-") as out_dir,
-        ):
-            cwd = Path(work)
-            script = cwd / "main.py"
-            script.write_text(code, encoding="utf-8")
-            uid = gid = None
-            keep_read = False
-            as_root = os.geteuid() == 0
-            if self.drop_root and as_root:
-                uid = gid = 65534
-                os.chown(cwd, uid, gid)
-                os.chown(script, uid, gid)
-                keep_read = mode == "process" and not _world_reachable(Path(sys.executable))
-            nproc = self.max_procs + _user_tasks(uid if uid is not None else os.getuid())
-            inside = Path(_INSIDE) if mode == "bwrap" else cwd
-            cfg = {
-                "memory_bytes": self.memory_mb * 2**20,
-                "cpu_seconds": max(1, math.ceil(self.timeout)) + 1,
-                "file_bytes": 50 * 2**20,
-                "uid": uid,
-                "gid": gid,
-                "keep_read": keep_read,
-                "nproc": nproc,
-                "script": str(inside / "main.py"),
-            }
-            env = safe_env()
+    def _plan(self, folder: Path) -> tuple[list[str], dict, Path | None]:
+        """(command, supervisor settings, the host working folder or None)."""
+        as_root = os.geteuid() == 0
+        uid = gid = _NOBODY if (self.drop_root and as_root) else None
+        cfg = {"memory_bytes": self.memory_mb * 2**20,
+               "cpu_seconds": max(1, math.ceil(self.timeout)) + 1,
+               "disk_bytes": self.disk_mb * 2**20, "tmp_bytes": self.tmp_mb * 2**20,
+               "nofile": 256, "uid": uid, "gid": gid, "timeout": self.timeout,
+               "python": sys.executable, "parent": os.getpid(), "watch_quota": False,
+               "namespaces": "off", "hide": ["/root", "/home"],
+               "keep": [str(d) for d in _python_dirs()]}
+        host_work = None
+        if self.isolation == "bwrap":
+            cfg.update(src="/run/hsl/main.py", work=_INSIDE, tmpdir="/tmp", parent_death=False)
+            prefix = bwrap_command(self._bwrap_path() or "bwrap", folder / "main.py",
+                                   as_root=as_root and uid is not None, disk_mb=self.disk_mb,
+                                   tmp_mb=self.tmp_mb)
+        else:
+            host_work = folder / "work"
+            host_work.mkdir()
+            prefix = []
+            cfg.update(src=str(folder / "main.py"), work=str(host_work), parent_death=True,
+                       watch_quota=True)
+            if uid is not None:
+                os.chmod(folder, 0o711)
+                os.chown(host_work, uid, gid)
+                cfg["namespaces"] = ("try" if _world_reachable(Path(sys.executable))
+                                     else "require")
+        cfg["nproc"] = self.max_procs + _user_tasks(uid if uid is not None else os.getuid())
+        return prefix, cfg, host_work
+
+    def _execute(self, code: str) -> str:
+        with WorkFolder() as wf:
+            folder = wf.path
+            (folder / "main.py").write_text(code, encoding="utf-8")
+            prefix, cfg, host_work = self._plan(folder)
             token = secrets.token_hex(8)
-            env.update(
-                {
-                    "HOME": str(inside),
-                    "TMPDIR": "/tmp" if mode == "bwrap" else str(cwd),
-                    "PYTHONDONTWRITEBYTECODE": "1",
-                    "OPENBLAS_NUM_THREADS": "1",
-                    "OMP_NUM_THREADS": "1",
-                    "MKL_NUM_THREADS": "1",
-                    "MPLBACKEND": "Agg",
-                    _MARK: token,
-                }
-            )
-            cmd = [sys.executable, "-I", "-c", _BOOT, json.dumps(cfg)]
-            if mode == "bwrap":
-                cmd = bwrap_command(bwrap, cwd, as_root=as_root and uid is not None) + cmd
-            out_path, err_path = Path(out_dir) / "out", Path(out_dir) / "err"
+            env = {**safe_env(), "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
+                   "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+                   _MARK: token}  # HOME and TMPDIR: the supervisor's, in the working folder
+            read_fd, write_fd = os.pipe()
+            cfg["status_fd"] = write_fd
+            cmd = [*prefix, sys.executable, "-I", "-c", _SUPERVISOR, json.dumps(cfg)]
             t0 = time.monotonic()
-            with out_path.open("wb") as out, err_path.open("wb") as err:
-                proc = subprocess.Popen(
-                    cmd,
-                    cwd=cwd,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                )
-                timed_out = False
-                try:
-                    proc.wait(timeout=self.timeout)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                finally:
-                    _kill_group(proc)
-                    _kill_marked(token, cwd)
-            seconds = time.monotonic() - t0
-            stdout = out_path.read_bytes()[: 4 * self.max_output_chars].decode("utf-8", "replace")
-            stderr = err_path.read_bytes()[-4 * self.max_output_chars :].decode("utf-8", "replace")
-        return self._report(proc.returncode, stdout, stderr, timed_out, seconds)
+            status, returncode = self._spawn(cmd, env, folder, read_fd, write_fd, token,
+                                             host_work)
+            self.last_status = {**status, "seconds": time.monotonic() - t0}
+            stdout = (folder / "out").read_bytes()[: 4 * self.max_output_chars]
+            stderr = (folder / "err").read_bytes()[-4 * self.max_output_chars:]
+        return self._report(status, returncode, stdout.decode("utf-8", "replace"),
+                            stderr.decode("utf-8", "replace"))
 
-    def _report(
-        self, code: int | None, stdout: str, stderr: str, timed_out: bool, seconds: float
-    ) -> str:
+    def _spawn(self, cmd, env, folder, read_fd, write_fd, token, host_work):
+        """Start the supervisor, wait for it (killing it past the timeout's grace or on
+        Ctrl-C), and read its status line."""
+        with open(folder / "out", "wb") as out, open(folder / "err", "wb") as err:
+            try:
+                proc = subprocess.Popen(cmd, cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err, start_new_session=True,
+                                        pass_fds=(write_fd,))
+            finally:
+                os.close(write_fd)
+            late = False
+            try:
+                proc.wait(timeout=self.timeout + _GRACE)
+            except subprocess.TimeoutExpired:
+                late = True
+            except BaseException:  # Ctrl-C: the supervisor kills what the code started
+                _stop(proc, token, host_work)
+                os.close(read_fd)
+                raise
+            _stop(proc, token, host_work)
+        with os.fdopen(read_fd, "rb") as f:
+            raw = f.read()
+        try:
+            status = json.loads(raw.decode("utf-8").strip() or "{}")
+        except ValueError:
+            status = {}
+        if late:
+            status["why"] = "timeout"
+        return status, proc.returncode
+
+    def _report(self, status: dict, returncode: int | None, stdout: str, stderr: str) -> str:
         out = _truncate(stdout, self.max_output_chars)
-        tail = stderr[-self.max_output_chars :]
-        if timed_out or (code == -signal.SIGXCPU):
+        tail = stderr[-self.max_output_chars:]
+        if status.get("setup_error") or "sandbox setup failed" in stderr:
+            why = status.get("setup_error") or tail.strip().splitlines()[-1]
+            return f"Error: the python sandbox could not start ({why})."
+        why, sig, code = status.get("why"), status.get("signal"), status.get("exit")
+        if not status:  # the supervisor itself was killed past the timeout's grace
+            why = "timeout"
+        if why == "timeout" or sig == signal.SIGXCPU:
             return f"Error: python timed out after {self.timeout:g} s (stopped).\n{out}".rstrip()
-        if "MemoryError" in stderr or (
-            code is not None and code < 0 and "Cannot allocate" in stderr
-        ):
+        if why == "quota" or sig == signal.SIGXFSZ:
+            return (f"Error: python wrote more than the working folder's {self.disk_mb} MB "
+                    f"(stopped).\n{out}").rstrip()
+        if "MemoryError" in stderr or (sig is not None and "Cannot allocate" in stderr):
             return f"Error: python exceeded the memory limit of {self.memory_mb} MB (stopped).\n{out}".rstrip()
         if "BlockingIOError" in stderr and "Resource temporarily unavailable" in stderr:
-            return (
-                f"Error: python exceeded the process limit of {self.max_procs} "
-                f"(stopped; too many processes or threads).\n{out}"
-            ).rstrip()
-        if code == -signal.SIGXFSZ:
-            return "Error: python wrote a file larger than 50 MB (stopped)."
+            return (f"Error: python exceeded the process limit of {self.max_procs} "
+                    f"(stopped; too many processes or threads).\n{out}").rstrip()
+        if sig is not None:
+            return f"Error: python was killed by signal {sig}.\n{out}\n{tail}".strip()
         if code:
             return f"Error: python exited with code {code}.\n{out}\n{tail}".strip()
+        if why == "stopped":
+            return f"Error: python was stopped.\n{out}".rstrip()
         return out if out.strip() else "(no output; use print() to show results)"
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill the process group of `proc` (and anything it forked) and reap `proc`."""
-    for _ in range(50):
+def _clean_once() -> None:
+    """Remove the ``hsl-py-*`` folders of dead runs, once per process."""
+    if not _CLEANED:
+        _CLEANED.append(True)
+        removed = clean_leftovers()
+        if removed:
+            log.info("python tool: removed %d temporary folder(s) left by runs that were "
+                     "killed", removed)
+
+
+def _stop(proc: subprocess.Popen, token: str, host_work: Path | None) -> None:
+    """Make sure nothing of this call is left: ask the supervisor to stop (it kills what
+    the code started), then kill its process group and any process that still carries
+    the call's marker or works in its folder (a supervisor the code managed to kill)."""
+    if proc.poll() is None:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            break
-        time.sleep(0.02)
-        if proc.poll() is not None and not _group_alive(proc.pid):
-            break
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=2.0)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
     proc.wait()
-
-
-def _group_alive(pgid: int) -> bool:
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
-    return False
+    _kill_marked(token, host_work)
 
 
 _MARK = "HYPERSKILL_SANDBOX_RUN"
 
 
-def _kill_marked(token: str, cwd: Path) -> int:
+def _kill_marked(token: str, cwd: Path | None) -> int:
     """SIGKILL every process whose environment carries ``_MARK=token`` or whose working
-    directory is `cwd`: what a run left behind outside its process group. Repeats until
-    none is left (a process may fork while we kill); returns how many were killed."""
-    needle, where, killed = f"{_MARK}={token}".encode(), str(cwd), 0
+    directory is `cwd`; returns how many were killed."""
+    needle, killed = f"{_MARK}={token}".encode(), 0
+    where = str(cwd) if cwd is not None else None
     for _ in range(50):
         found = []
         for p in os.listdir("/proc"):
@@ -399,7 +450,8 @@ def _kill_marked(token: str, cwd: Path) -> int:
                 here = os.readlink(f"/proc/{p}/cwd")
             except OSError:
                 continue
-            if needle in env.split(b"\0") or here == where or here.startswith(where + "/"):
+            if needle in env.split(b"\0") or (where is not None and (
+                    here == where or here.startswith(where + "/"))):
                 found.append(int(p))
         if not found:
             break

@@ -1,0 +1,273 @@
+"""The python tool's supervisor: the first process of every sandbox call (standard library only).
+
+`PythonSandbox` (sandbox.py) starts this file's source with ``python -I -c`` (inside
+bubblewrap, or as a plain process) and one JSON argument. It
+
+1. becomes a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process the code
+   starts, even one that left its session and was orphaned (``setsid``, double fork, a
+   detached ``Popen``), becomes its descendant and is killed when the call ends;
+2. with ``namespaces`` (process mode run by root; "try" goes on without them where the
+   kernel refuses, "require" does not): enters a mount, network and IPC namespace of its
+   own, hides ``/root`` and ``/home`` under empty tmpfs folders (the Python installation
+   they hold is bound back read-only), and mounts a size-capped tmpfs on ``/tmp`` (then
+   the working folder), ``/var/tmp`` and ``/dev/shm``;
+3. forks the child that runs the code: resource limits (address space, CPU seconds,
+   file size, processes, open files, no core dumps), every capability dropped (bounding
+   set, then ``setgroups``/``setresgid``/``setresuid`` to the unprivileged user when run
+   by root, then permitted, effective, inheritable and ambient sets cleared),
+   ``PR_SET_NO_NEW_PRIVS``, stdin from ``/dev/null``, then ``exec`` of the interpreter
+   in isolated mode on ``main.py`` in the working folder;
+4. waits until the child exits, the wall-clock `timeout` passes, the working folder
+   outgrows ``disk_bytes`` (``watch_quota``: where it is not a capped tmpfs) or it is
+   asked to stop (SIGTERM, also sent when the run that started it dies:
+   ``PR_SET_PDEATHSIG``); then kills every descendant and reaps them until none is left;
+5. writes one JSON line to ``status_fd``: the child's exit status, why it stopped, how
+   long killing the descendants took, or why the sandbox could not be set up.
+
+Not here: choosing the limits, bubblewrap's arguments, reporting (sandbox.py).
+"""
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import signal
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
+MS_REC, MS_PRIVATE = 16384, 1 << 18
+LIBC = ctypes.CDLL(None, use_errno=True)
+STOP = []
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _prctl(option, arg2=0, arg3=0):
+    return LIBC.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), ctypes.c_ulong(0),
+                      ctypes.c_ulong(0))
+
+
+def _mount(source, target, fstype, flags, data=None):
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    _check(LIBC.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags),
+                      enc(data)), f"mount {target}")
+
+
+def _tmpfs(target, size, mode):
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
+
+
+def _namespaces(cfg):
+    """Process mode as root: own mount, network and IPC namespaces; homes hidden."""
+    _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    for top in cfg["hide"]:
+        if not os.path.isdir(top):
+            continue
+        keep = [d for d in cfg["keep"] if d == top or d.startswith(top.rstrip("/") + "/")]
+        fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY) for d in keep]  # before it is hidden
+        _tmpfs(top, 1 << 20, "0755")
+        for d, fd in zip(keep, fds):
+            os.makedirs(d, mode=0o755, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", d, None, MS_BIND | MS_REC)
+            _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+            os.close(fd)
+    _tmpfs("/tmp", cfg["disk_bytes"], "1777")
+    for d in ("/var/tmp", "/dev/shm"):
+        if os.path.isdir(d):
+            _tmpfs(d, cfg["tmp_bytes"], "1777")
+
+
+def _drop_capabilities():
+    """Empty the bounding set (needs CAP_SETPCAP; skipped without it)."""
+    try:
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    except (OSError, ValueError):
+        last = 40
+    for cap in range(last + 1):
+        if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EPERM:
+            break
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _clear_capabilities():
+    data = (_CapData * 2)()  # all zero
+    LIBC.capset(ctypes.byref(_CapHeader(0x20080522, 0)), data)  # _LINUX_CAPABILITY_VERSION_3
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+
+
+def _child(cfg):  # pragma: no cover - runs in the forked child, then execs
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        os.chdir(cfg["work"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        limits = ((resource.RLIMIT_AS, cfg["memory_bytes"]),
+                  (resource.RLIMIT_CPU, cfg["cpu_seconds"]),
+                  (resource.RLIMIT_FSIZE, cfg["disk_bytes"]),
+                  (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NOFILE, cfg["nofile"]))
+        for what, value in limits:
+            hard = value + 1 if what == resource.RLIMIT_CPU else value
+            resource.setrlimit(what, (value, hard))
+        _drop_capabilities()
+        if cfg["uid"] is not None:
+            os.setgroups([])
+            os.setresgid(cfg["gid"], cfg["gid"], cfg["gid"])
+            os.setresuid(cfg["uid"], cfg["uid"], cfg["uid"])
+        _clear_capabilities()
+        _check(_prctl(PR_SET_NO_NEW_PRIVS, 1), "no_new_privs")
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        resource.setrlimit(resource.RLIMIT_NPROC, (cfg["nproc"], cfg["nproc"]))
+        os.execv(cfg["python"], [cfg["python"], "-I", "main.py"])
+    except BaseException as exc:  # noqa: BLE001 - reported, never raised past exec
+        os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}\n".encode())
+    os._exit(126)
+
+
+def _children():
+    """Pids whose parent is this process."""
+    me, found = os.getpid(), []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == me:
+                found.append(int(p))
+    return found
+
+
+def _kill_descendants(first, status):
+    """SIGKILL every descendant (orphans come to this subreaper) and reap them all;
+    the seconds it took. `status` keeps `first`'s exit status when it is reaped here."""
+    t0 = time.monotonic()
+    while True:
+        for pid in _children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while True:
+                pid, code = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                if pid == first and "code" not in status:
+                    status["code"] = code
+        except ChildProcessError:
+            return time.monotonic() - t0
+        time.sleep(0.002)
+
+
+def _size(top):
+    total = 0
+    for root, dirs, files in os.walk(top):
+        for name in files + dirs:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def _wait(cfg, child, status):
+    """Until the child exits, the timeout passes, the quota is exceeded or a stop."""
+    deadline = time.monotonic() + cfg["timeout"]
+    next_size = 0.0
+    while True:
+        pid, code = os.waitpid(child, os.WNOHANG)
+        if pid:
+            status["code"] = code
+            return "exited"
+        now = time.monotonic()
+        if STOP:
+            return "stopped"
+        if now >= deadline:
+            return "timeout"
+        if cfg["watch_quota"] and now >= next_size:
+            if _size(cfg["work"]) > cfg["disk_bytes"]:
+                return "quota"
+            next_size = now + 0.02
+        time.sleep(0.005)
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    signal.signal(signal.SIGTERM, lambda *_: STOP.append(1))
+    signal.signal(signal.SIGHUP, lambda *_: STOP.append(1))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if cfg["parent_death"]:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != cfg["parent"]:  # the run died before the line above
+            STOP.append(1)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    out = {"setup_error": None}
+    try:
+        with open(cfg["src"], "rb") as f:
+            code = f.read()
+        if cfg["namespaces"] != "off":
+            try:
+                _namespaces(cfg)
+                cfg.update(work="/tmp", watch_quota=False)
+                out["namespaces"] = True
+            except OSError:
+                if cfg["namespaces"] == "require":
+                    raise
+                out["namespaces"] = False  # the host's working folder, watched
+        target = os.path.join(cfg["work"], "main.py")
+        if os.path.realpath(cfg["src"]) != os.path.realpath(target):
+            with open(target, "wb") as f:
+                f.write(code)
+            os.chmod(target, 0o644)
+    except OSError as exc:
+        out["setup_error"] = str(exc)
+        os.write(cfg["status_fd"], (json.dumps(out) + "\n").encode())
+        return
+    os.environ["HOME"] = cfg["work"]
+    os.environ["TMPDIR"] = cfg.get("tmpdir") or cfg["work"]
+    status = {}
+    child = os.fork()
+    if child == 0:
+        _child(cfg)
+    why = _wait(cfg, child, status)
+    out["kill_seconds"] = _kill_descendants(child, status)
+    code = status.get("code", 0)
+    out.update(why=why, signal=os.WTERMSIG(code) if os.WIFSIGNALED(code) else None,
+               exit=os.WEXITSTATUS(code) if os.WIFEXITED(code) else None)
+    os.write(cfg["status_fd"], (json.dumps(out) + "\n").encode())
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException as exc:  # noqa: BLE001 - told to the host, which reports it
+        fd = json.loads(sys.argv[1]).get("status_fd") if len(sys.argv) > 1 else None
+        if fd is not None:
+            os.write(fd, (json.dumps({"setup_error": f"supervisor: {type(exc).__name__}: "
+                                                     f"{exc}"}) + "\n").encode())
+        raise SystemExit(125) from None
