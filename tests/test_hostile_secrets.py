@@ -4,12 +4,17 @@ user's home, a ``.env`` beside the task file, a file outside the data folder, th
 process's own environment and command line, and a ``file://`` URL: every attempt is one
 tool error, and no request the server received holds any of the secrets.
 
-Not here: the python tool's environment (the sandbox's allowlist, agent/tools/sandbox.py,
-tested with the sandbox)."""
+The python tool is tried too (``--sandbox process``, the weaker isolation): its code prints
+its whole environment and reads ``~/.ssh/id_rsa``, and, where the run is root (whose
+process mode hides the host's /tmp, /root and /home), the key by its absolute path. Its
+environment is an allowlist, so the database password never shows; a regular user's
+process mode can read that user's files (docs/guide/guarantees.md), so the absolute path
+is tried only as root. Not here: the sandbox itself (tests/test_sandbox.py)."""
 
 from __future__ import annotations
 
 import json
+import os
 
 from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.agent.scripted_server import (
@@ -51,8 +56,15 @@ def test_no_secret_reaches_the_model_server(tmp_path, monkeypatch):
                 ("inspect_file_as_text", {"path": "../elsewhere/notes.txt"}),
                 ("inspect_file_as_text", {"path": "/proc/self/environ"}),
                 ("inspect_file_as_text", {"path": "/proc/self/cmdline"}),
-                ("crawl_page", {"url": f"file://{home}/.ssh/id_rsa"}),
-                ("inspect_file_as_text", {"path": "table.csv"})]
+                ("crawl_page", {"url": f"file://{home}/.ssh/id_rsa"})]
+    code = ("import os, pathlib\nprint(dict(os.environ))\n"
+            "p = pathlib.Path('~/.ssh/id_rsa').expanduser()\n"
+            "print(p.read_text() if p.exists() else 'no key at ' + str(p))\n")
+    if os.geteuid() == 0:
+        code += (f"q = pathlib.Path({str(home / '.ssh' / 'id_rsa')!r})\n"
+                 "print(q.read_text() if q.exists() else 'not visible: ' + str(q))\n")
+    python = [("python", {"code": code})]
+    attempts = attempts + python + [("inspect_file_as_text", {"path": "table.csv"})]
 
     calls = iter(range(100))
 
@@ -78,8 +90,10 @@ def test_no_secret_reaches_the_model_server(tmp_path, monkeypatch):
     results = {m["tool_call_id"]: unframe(m["content"]) for r in srv.requests
                for m in r["messages"] if m.get("role") == "tool"}
     assert len(results) == len(attempts)
-    errors = [results[f"call{i}"] for i in range(len(attempts) - 1)]
+    errors = [results[f"call{i}"] for i in range(len(attempts) - 2)]
     assert all(e.startswith("Error:") and "\n" not in e for e in errors), errors
+    ran = results[f"call{len(attempts) - 2}"]  # the python tool ran, and saw no secret
+    assert "no key at" in ran and "DATABASE_URL" not in ran, ran
     assert "apples,2650" in results[f"call{len(attempts) - 1}"]
     record = json.loads((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[0])
     assert record["answer"] == "2650"

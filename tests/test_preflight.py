@@ -162,14 +162,33 @@ def test_a_replay_checks_nothing(env, tmp_path):
 def test_check_prints_what_it_found(env, capsys):
     env.setenv("OPENAI_API_KEY", KEY)
     with ScriptedServer(models=["m"], api_key=KEY) as srv:
-        assert main(["check", "--base-url", srv.base_url, "--model", "m"]) == 0
+        assert main(["check", "--base-url", srv.base_url, "--model", "m",
+                     "--sandbox", "process"]) == 0
         out = capsys.readouterr().out
         assert "server      http://127.0.0.1" in out and "model       m listed" in out
         assert "tool calls  tools" in out and "structured  json_schema" in out
+        assert "sandbox     process (the python tool; --sandbox)" in out
         assert "ready for a live run" in out and KEY not in out
-        assert main(["check", "--base-url", srv.base_url, "--model", "m", "--json"]) == 0
+        assert main(["check", "--base-url", srv.base_url, "--model", "m", "--json",
+                     "--sandbox", "process"]) == 0
         doc = json.loads(capsys.readouterr().out)
-        assert doc["preflight"]["model_listed"] is True
+        assert doc["preflight"]["model_listed"] is True and doc["sandbox"] == "process"
+
+
+def test_check_without_bubblewrap_names_it_and_exits_2(env, tmp_path):
+    """`check` says which sandbox a run would use; the default one needs bubblewrap, and
+    without it `check` fails as the run would: one line naming bubblewrap and the option."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    with ScriptedServer(models=["m"]) as srv:
+        done = subprocess.run(
+            [sys.executable, "-m", "hyperskill_lite", "check", "--base-url", srv.base_url,
+             "--model", "m"], env={**os.environ, "PATH": str(empty), "OPENAI_API_KEY": KEY},
+            capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip()
+    assert err.count("\n") == 0 and "needs bubblewrap (bwrap)" in err, err
+    assert "--sandbox process" in err
 
 
 def test_check_fails_with_one_line_and_exit_2(env, capsys):

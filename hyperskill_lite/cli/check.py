@@ -7,8 +7,11 @@ a key where the server wants one, the server reachable, the model listed by
 transcription when asked for (``--needs``); then the GT judge's server and model when
 ``--judge-model`` / ``--judge-base-url`` give it one of its own; then the page reader
 (trafilatura, or the standard library's parser when it is missing) and the document
-converters a run would use (agent/tools/readers.py). Prints what it found, one
-check a line, and exits 0; the first failed check is one ``error:`` line and exit 2.
+converters a run would use (agent/tools/readers.py); then the python tool's sandbox
+(``--sandbox``, as ``run`` takes it: bubblewrap by default, which must be installed, or
+the weaker ``process`` isolation chosen explicitly; agent/tools/sandbox.py). Prints what
+it found, one check a line, and exits 0; the first failed check is one ``error:`` line
+and exit 2.
 
 Not here: the checks themselves (agent/preflight.py), the model options (model_options.py).
 """
@@ -19,6 +22,7 @@ import argparse
 import json
 
 from hyperskill_lite.agent.preflight import CAPABILITIES
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 from hyperskill_lite.cli import model_options
 
 __all__ = ["add_parser", "command"]
@@ -36,6 +40,9 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                    help="the model to ask /audio/transcriptions for (default: --model)")
     c.add_argument("--structured", choices=["auto", "json_schema", "json_object", "off"],
                    default="auto", help="structured outputs to probe (auto: find what works)")
+    c.add_argument("--sandbox", choices=ISOLATIONS, default="bwrap",
+                   help="the python tool's isolation a run would use (default bwrap; "
+                   "process: weaker, an explicit choice)")
     c.add_argument("--json", action="store_true",
                    help="print the findings as JSON (what a run records in run.json)")
     model_options.add_arguments(c.add_argument_group("model calls"))
@@ -44,7 +51,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.agent.preflight import preflight_run
+    from hyperskill_lite.agent.preflight import check_sandbox, preflight_run
+    from hyperskill_lite.agent.tools import PythonSandbox
 
     settings = model_options.settings_from_args(args)
     agent, judge = model_options.make_llms(settings, base_url=args.base_url, model=args.model,
@@ -53,9 +61,10 @@ def command(args: argparse.Namespace) -> int:
                           transcription_model=args.transcription_model)
     from hyperskill_lite.agent.tools import reader_lines, reader_report
 
+    isolation = check_sandbox(PythonSandbox(isolation=args.sandbox))  # PreflightError: exit 2
     if args.json:
-        print(json.dumps({**found.to_dict(), "readers": reader_report()}, indent=1,
-                         sort_keys=True))
+        print(json.dumps({**found.to_dict(), "readers": reader_report(),
+                          "sandbox": isolation}, indent=1, sort_keys=True))
         return 0
     for line in found.agent.lines():
         print(line)
@@ -69,5 +78,6 @@ def command(args: argparse.Namespace) -> int:
             print("  " + line)
     for line in reader_lines():  # the page reader and document converters a run uses
         print(line)
+    print(f"sandbox     {isolation} (the python tool; --sandbox)")
     print("ready for a live run")
     return 0
