@@ -137,7 +137,14 @@ def test_inspect_writes_one_page_for_a_demo_folder_and_keeps_other_files(demo, t
     page = _page_data(out.read_text())
     assert [r["method"] for r in page["runs"]] == ["flat", "hyperskill", "hyperskill-no-subtask",
                                                    "hyperskill-no-trajectory", "no-memory"]
-    assert page["skillworld"] and page["overlay"].startswith("<svg")
+    assert page["skillworld"]
+    overlay = page["overlay"]  # the SR of every run, as numbers the page draws
+    assert [sr["name"] for sr in overlay["series"]] == [r["name"] for r in page["runs"]]
+    hs = next(sr for sr in overlay["series"] if sr["name"] == "hyperskill")
+    ok = [r["success"] for r in read_records(demo / "hyperskill")]
+    assert hs["x"] == list(range(1, len(ok) + 1))
+    assert hs["y"] == [round(100 * sum(ok[:k]) / k, 2) for k in hs["x"]]
+    assert "lo" not in hs  # five bands would hide each other
     assert main(["inspect", str(demo), "--out", str(out), "--samples", "0"]) == 0  # ours: replaced
     mine = tmp_path / "mine.html"
     mine.write_text("<html>my notes</html>")
