@@ -203,8 +203,10 @@ def make_run(n: int, out: Path, seed: int = 0, checkpoints: int = 4) -> float:
     return time.perf_counter() - t0
 
 
-def write_page(run: Path, page: Path, source: Path | None = None) -> dict[str, Any]:
-    """`inspect` in a fresh process (of the package in `source` when given): wall
+def write_page(run: Path, page: Path, source: Path | None = None,
+               cwd: Path | None = None) -> dict[str, Any]:
+    """`inspect` in a fresh process (of the package in `source` when given; in `cwd`,
+    an empty folder, so no package or module there shadows the one measured): wall
     seconds, CPU seconds (user + system), peak RSS (MB), the load average when it
     started, and the page's size."""
     env = dict(os.environ)
@@ -216,7 +218,7 @@ def write_page(run: Path, page: Path, source: Path | None = None) -> dict[str, A
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "hyperskill_lite", "inspect", str(run),
                                  "--out", str(page)], stdout=subprocess.DEVNULL, stderr=err,
-                                env=env)
+                                env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own resource usage
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -235,15 +237,15 @@ def _median(samples: list[dict[str, Any]]) -> dict[str, Any]:
         {"samples": samples} if len(samples) > 1 else {})
 
 
-def package_of(source: Path | None) -> str:
-    """Where a fresh process with `source` first on its path imports hyperskill_lite
-    from (to check that --baseline really measures that version)."""
+def package_of(source: Path | None, cwd: Path) -> str:
+    """Where a fresh process in `cwd` with `source` first on its path imports
+    hyperskill_lite from (to check that --baseline really measures that version)."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source),
                                                           env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-c", "import hyperskill_lite as h; print(h.__file__)"],
-                          capture_output=True, text=True, env=env, check=True)
+                          capture_output=True, text=True, env=env, check=True, cwd=cwd)
     return done.stdout.strip()
 
 
@@ -290,14 +292,16 @@ def measure_all(sizes: list[int], keep: Path | None = None, seed: int = 0,
     """The figures of every size, with the targets checked at the largest; with a
     `baseline` source folder, that version's figures and the ratios baseline / this."""
     out: dict[str, Any] = {"sizes": {}, "targets": TARGETS}
-    if baseline is not None:
-        where = package_of(baseline)
-        if not Path(where).resolve().is_relative_to(baseline.resolve()):
-            raise SystemExit(f"--baseline {baseline}: a process with it on its path imports "
-                             f"hyperskill_lite from {where}, not from there")
-        out["baseline"] = str(baseline)
     with tempfile.TemporaryDirectory(prefix="hyperskill-studio-") as tmp:
         root = keep or Path(tmp)
+        cwd = Path(tmp) / "cwd"  # empty: `python -m` puts the working folder on the path
+        cwd.mkdir()
+        if baseline is not None:
+            where = package_of(baseline, cwd)
+            if not Path(where).resolve().is_relative_to(baseline.resolve()):
+                raise SystemExit(f"--baseline {baseline}: a process with it on its path "
+                                 f"imports hyperskill_lite from {where}, not from there")
+            out["baseline"] = str(baseline)
         for n in sorted(sizes):
             run, page = root / f"run-{n}", root / f"studio-{n}.html"
             if reuse and _complete(run):
@@ -311,10 +315,11 @@ def measure_all(sizes: list[int], keep: Path | None = None, seed: int = 0,
             mine, theirs = [], []
             for _ in range(repeat):  # alternately, so both see the same load
                 if baseline is not None:
-                    theirs.append(write_page(run, root / f"studio-{n}-baseline.html", baseline))
+                    theirs.append(write_page(run, root / f"studio-{n}-baseline.html", baseline,
+                                              cwd))
                     log(f"N={n}: baseline page written in {theirs[-1]['write_s']} s "
                         f"({theirs[-1]['cpu_s']} s CPU, load {theirs[-1]['load']})")
-                mine.append(write_page(run, page))
+                mine.append(write_page(run, page, cwd=cwd))
                 log(f"N={n}: page written in {mine[-1]['write_s']} s ({mine[-1]['cpu_s']} s "
                     f"CPU, load {mine[-1]['load']}), {mine[-1]['mb']} MB")
             res = {"build_s": round(built, 1), **_median(mine)}
