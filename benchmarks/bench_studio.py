@@ -7,16 +7,25 @@ sizes and costs; a maintenance cycle and checkpoint after every quarter of the e
 the final state; run.json), then measures:
 
 - the page's writing: ``python -m hyperskill_lite inspect RUN --out PAGE`` in a fresh
-  process (wall seconds, imports included, and its peak RSS), and the page's size;
+  process (wall seconds, imports included; its CPU seconds, user + system, and its peak
+  RSS, from the child's own resource usage (os.wait4), so a machine that other work
+  loads shows in the wall time and not in the CPU time; and the 1-minute load average
+  when it started), and the page's size;
 - its opening: the page loaded from disk in headless Chromium (Playwright, Debian's
   chromium; the network blocked) until the studio says it is ready, and the hypergraph
   tab until the drawing is on screen. Without a browser that is "not measured" and why.
+
+With ``--baseline SRC`` (a folder holding another version's ``hyperskill_lite``
+package, e.g. ``git archive main hyperskill_lite | tar -x -C SRC``) every size is also
+written by that version, alternately with this one and under the same load, and the
+result gives the ratios baseline / this (wall and CPU): a speed claim as a ratio in one
+run. ``--repeat R`` writes each page R times and keeps the median.
 
 The targets (issue 39): written in under 20 s, under 50 MB, open in under 5 s at 100k.
 What the page cannot draw or list at that size it samples, and says so in the page.
 
 Usage: python benchmarks/bench_studio.py [--sizes 1000 10000 100000] [--json PATH]
-       [--keep DIR]
+       [--keep DIR [--reuse]] [--baseline SRC] [--repeat R]
 Not here: the memory's own timings (run_all.py), assertions (tests stay untimed).
 """
 
@@ -29,7 +38,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -195,18 +203,50 @@ def make_run(n: int, out: Path, seed: int = 0, checkpoints: int = 4) -> float:
     return time.perf_counter() - t0
 
 
-def write_page(run: Path, page: Path) -> dict[str, Any]:
-    """`inspect` in a fresh process: wall seconds, peak RSS (MB) and the page's size."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "hyperskill_lite", "inspect", str(run),
-                           "--out", str(page)], capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise RuntimeError(f"inspect failed:\n{done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"write_s": round(wall, 2), "mb": round(page.stat().st_size / 1e6, 2),
-            "peak_rss_mb": round(max(peak, before) / 1024, 1)}
+def write_page(run: Path, page: Path, source: Path | None = None,
+               cwd: Path | None = None) -> dict[str, Any]:
+    """`inspect` in a fresh process (of the package in `source` when given; in `cwd`,
+    an empty folder, so no package or module there shadows the one measured): wall
+    seconds, CPU seconds (user + system), peak RSS (MB), the load average when it
+    started, and the page's size."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source),
+                                                          env.get("PYTHONPATH")]))
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "hyperskill_lite", "inspect", str(run),
+                                 "--out", str(page)], stdout=subprocess.DEVNULL, stderr=err,
+                                env=env, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own resource usage
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"inspect failed:\n{err.read().decode(errors='replace')[-2000:]}")
+    return {"write_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "mb": round(page.stat().st_size / 1e6, 2),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "load": round(load, 2)}
+
+
+def _median(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of each figure over repeated writes (all samples kept)."""
+    out = {k: float(np.median([s[k] for s in samples])) for k in samples[0]}
+    return {k: round(v, 2) for k, v in out.items()} | (
+        {"samples": samples} if len(samples) > 1 else {})
+
+
+def package_of(source: Path | None, cwd: Path) -> str:
+    """Where a fresh process in `cwd` with `source` first on its path imports
+    hyperskill_lite from (to check that --baseline really measures that version)."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source),
+                                                          env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", "import hyperskill_lite as h; print(h.__file__)"],
+                          capture_output=True, text=True, env=env, check=True, cwd=cwd)
+    return done.stdout.strip()
 
 
 def open_page(page: Path) -> dict[str, Any]:
@@ -238,22 +278,59 @@ def open_page(page: Path) -> dict[str, Any]:
     return {"open_s": round(ready, 2), "graph_s": round(graph, 2), "requests": len(other)}
 
 
+def _complete(run: Path) -> bool:
+    """Whether `run` is a run folder `make_run` finished (run.json with its health)."""
+    try:
+        return "health" in json.loads((run / "run.json").read_text())
+    except (OSError, ValueError):
+        return False
+
+
 def measure_all(sizes: list[int], keep: Path | None = None, seed: int = 0,
-                log=log) -> dict[str, Any]:
-    """The figures of every size, with the targets checked at the largest."""
+                log=log, baseline: Path | None = None, repeat: int = 1,
+                reuse: bool = False) -> dict[str, Any]:
+    """The figures of every size, with the targets checked at the largest; with a
+    `baseline` source folder, that version's figures and the ratios baseline / this."""
     out: dict[str, Any] = {"sizes": {}, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="hyperskill-studio-") as tmp:
         root = keep or Path(tmp)
+        cwd = Path(tmp) / "cwd"  # empty: `python -m` puts the working folder on the path
+        cwd.mkdir()
+        if baseline is not None:
+            where = package_of(baseline, cwd)
+            if not Path(where).resolve().is_relative_to(baseline.resolve()):
+                raise SystemExit(f"--baseline {baseline}: a process with it on its path "
+                                 f"imports hyperskill_lite from {where}, not from there")
+            out["baseline"] = str(baseline)
         for n in sorted(sizes):
             run, page = root / f"run-{n}", root / f"studio-{n}.html"
-            if run.exists():
-                shutil.rmtree(run)
-            built = make_run(n, run, seed=seed)
-            log(f"N={n}: run folder written in {built:.1f} s")
-            res = {"build_s": round(built, 1), **write_page(run, page)}
-            log(f"N={n}: page written in {res['write_s']} s, {res['mb']} MB")
+            if reuse and _complete(run):
+                built = 0.0
+                log(f"N={n}: reusing {run}")
+            else:
+                if run.exists():
+                    shutil.rmtree(run)
+                built = make_run(n, run, seed=seed)
+                log(f"N={n}: run folder written in {built:.1f} s")
+            mine, theirs = [], []
+            for _ in range(repeat):  # alternately, so both see the same load
+                if baseline is not None:
+                    theirs.append(write_page(run, root / f"studio-{n}-baseline.html", baseline,
+                                              cwd))
+                    log(f"N={n}: baseline page written in {theirs[-1]['write_s']} s "
+                        f"({theirs[-1]['cpu_s']} s CPU, load {theirs[-1]['load']})")
+                mine.append(write_page(run, page, cwd=cwd))
+                log(f"N={n}: page written in {mine[-1]['write_s']} s ({mine[-1]['cpu_s']} s "
+                    f"CPU, load {mine[-1]['load']}), {mine[-1]['mb']} MB")
+            res = {"build_s": round(built, 1), **_median(mine)}
             res |= open_page(page)
             log(f"N={n}: opened in {res.get('open_s')} s, hypergraph drawn in {res.get('graph_s')} s")
+            if baseline is not None:
+                base = _median(theirs) | open_page(root / f"studio-{n}-baseline.html")
+                res["baseline"] = base
+                res["ratio"] = {k: round(base[f"{k}_s"] / max(res[f"{k}_s"], 1e-9), 2)
+                                for k in ("write", "cpu")}
+                log(f"N={n}: baseline / this: {res['ratio']}")
             out["sizes"][str(n)] = res
             if keep is None:
                 shutil.rmtree(run, ignore_errors=True)
@@ -287,15 +364,21 @@ def studio_markdown(studio: dict[str, Any] | None) -> list[str]:
         return []
     lines = ["", "## The memory studio (benchmarks/bench_studio.py)", "",
              "A synthetic run folder per size (one record per episode with its retrieval, a "
-             "maintenance checkpoint every quarter); `inspect` in a fresh process, the page "
-             "opened from disk in headless Chromium with the network blocked.", "",
-             "| hyperedges | write (s) | page (MB) | peak RSS (MB) | open (s) | draw (s) |",
-             "|---:|---:|---:|---:|---:|---:|"]
+             "maintenance checkpoint every quarter); `inspect` in a fresh process (wall and "
+             "CPU seconds, peak RSS, the load average when it started), the page opened from "
+             "disk in headless Chromium with the network blocked.", "",
+             "| hyperedges | write (s) | CPU (s) | load | page (MB) | peak RSS (MB) | "
+             "open (s) | draw (s) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n, r in sorted(studio["sizes"].items(), key=lambda kv: int(kv[0])):
-        lines.append(f"| {int(n):,} | {r['write_s']:.1f} | {r['mb']:.1f} | "
-                     f"{r['peak_rss_mb']:.0f} | {r.get('open_s') or '–'} | "
-                     f"{r.get('graph_s') or '–'} |")
+        lines.append(f"| {int(n):,} | {r['write_s']:.1f} | {_fmt(r.get('cpu_s'))} | "
+                     f"{_fmt(r.get('load'))} | {r['mb']:.1f} | {r['peak_rss_mb']:.0f} | "
+                     f"{r.get('open_s') or '–'} | {r.get('graph_s') or '–'} |")
     return lines
+
+
+def _fmt(v: Any) -> str:
+    return "–" if v is None else f"{v:.1f}"
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -305,10 +388,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--keep", type=Path, default=None,
                     help="keep the run folders and pages in this folder")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: use the run folders a previous run left there")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="a folder holding another version's hyperskill_lite package: "
+                    "measure it too, alternately, and give the ratios")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="writes per page and version (the median is kept)")
     args = ap.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    res = measure_all(args.sizes, args.keep, args.seed)
+    res = measure_all(args.sizes, args.keep, args.seed, baseline=args.baseline,
+                      repeat=max(1, args.repeat), reuse=args.reuse and args.keep is not None)
     print(json.dumps(res, indent=1))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1) + "\n")

@@ -15,7 +15,10 @@ from hyperskill_lite.core.io import load_memory
 from hyperskill_lite.core.retrieval import Retrieval
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.studio import StudioOptions, read_run, render, studio_data
+from hyperskill_lite.studio.charts import MAX_POINTS, run_charts
+from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import similar_pairs
+from hyperskill_lite.studio.provenance import edge_info, provenance
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +83,38 @@ def test_a_skills_provenance_lists_its_trajectories_and_history(demo, data):
         assert records[ep]["task_id"] == tid and final.edge(e).task.startswith(task[:50])
 
 
+def test_the_provenance_of_some_skills_is_theirs_in_the_provenance_of_all(demo):
+    """A large run keeps provenance for the skills the page names only (a faster path
+    over the records): each is exactly what the whole computation gives it."""
+    run = read_run(demo / "hyperskill")
+    snaps = memory_history(run.path, len(run.records))
+    full = provenance(run.records, snaps)
+    some = sorted(full, key=lambda s: int(s[1:]))[::3]
+    positions: dict[str, int] = {}
+    assert provenance(run.records, snaps, some, positions) == {s: full[s] for s in some}
+    edges = {e for p in full.values() for e in p["trajectories"]}
+    assert edge_info(run.records, snaps, edges, positions) == edge_info(run.records, snaps, edges)
+
+
+def test_the_run_charts_are_the_records_thinned_and_say_so():
+    records = [{"index": i, "success": i % 3 == 0, "tokens": 100 + i, "memory_tokens": 10,
+                "seconds": 0.5, "sizes": {"hyperedges": i + 1, "success_skills": i // 2},
+                **({"maintenance": {"pruned": 0}} if i % 500 == 499 else {})}
+               for i in range(3000)]
+    c = run_charts(records, "hs", "hyperskill")
+    sr = c["sr"]["series"][0]
+    assert len(sr["x"]) == MAX_POINTS and sr["x"][0] == 1 and sr["x"][-1] == 3000
+    k = sr["x"][123]
+    assert sr["y"][123] == round(100 * sum(r["success"] for r in records[:k]) / k, 2)
+    assert sr["lo"][123] < sr["y"][123] < sr["hi"][123]
+    assert "800 of 3000 episodes" in c["sr"]["note"]
+    growth = {line["name"]: line for line in c["growth"]["series"]}
+    assert set(growth) == {"skills", "hyperedges"} and growth["hyperedges"]["y"][-1] == 3000
+    assert c["growth"]["vlines"] == [500, 1000, 1500, 2000, 2500, 3000]
+    tokens = c["cost"]["series"][0]
+    assert tokens["y"][-1] == pytest.approx(sum(110 + i for i in range(2700, 3000)) / 300)
+
+
 def test_each_cycle_and_each_explanation_is_the_records(demo, data):
     hs = data["runs"][0]
     records = read_records(demo / "hyperskill")
@@ -137,7 +172,14 @@ def test_inspect_writes_one_page_for_a_demo_folder_and_keeps_other_files(demo, t
     page = _page_data(out.read_text())
     assert [r["method"] for r in page["runs"]] == ["flat", "hyperskill", "hyperskill-no-subtask",
                                                    "hyperskill-no-trajectory", "no-memory"]
-    assert page["skillworld"] and page["overlay"].startswith("<svg")
+    assert page["skillworld"]
+    overlay = page["overlay"]  # the SR of every run, as numbers the page draws
+    assert [sr["name"] for sr in overlay["series"]] == [r["name"] for r in page["runs"]]
+    hs = next(sr for sr in overlay["series"] if sr["name"] == "hyperskill")
+    ok = [r["success"] for r in read_records(demo / "hyperskill")]
+    assert hs["x"] == list(range(1, len(ok) + 1))
+    assert hs["y"] == [round(100 * sum(ok[:k]) / k, 2) for k in hs["x"]]
+    assert "lo" not in hs  # five bands would hide each other
     assert main(["inspect", str(demo), "--out", str(out), "--samples", "0"]) == 0  # ours: replaced
     mine = tmp_path / "mine.html"
     mine.write_text("<html>my notes</html>")

@@ -14,7 +14,8 @@ explain.py           each episode's retrieval as `Retrieval.explain()` prints it
 hygiene.py           near-duplicates, contradictions, never retrieved, utility
 cooccurrence.py      skill pairs co-occurring beyond chance (configuration-model
                      permutation test, Benjamini-Hochberg)
-charts.py            the run's charts as inline SVG (matplotlib)
+records.py           a run's records in one streaming pass, retrievals read on demand
+charts.py            the run's charts as data (the page draws them as SVG)
 build.py             all of it as the page's JSON data (`studio_data`)
 render.py            the page: template + vis-network (from pyvis) + data, one file
 templates/           the page's HTML, CSS and script (package data)
@@ -40,6 +41,7 @@ from hyperskill_lite.studio.cooccurrence import (
     cooccurrence_significance,
     permutation_test,
 )
+from hyperskill_lite.studio.records import gc_paused
 from hyperskill_lite.studio.render import (
     StudioDependencyError,
     is_studio_page,
@@ -72,6 +74,7 @@ def build_studio(runs: Sequence[Path | str], out: Path | str, seed: int = 0,
     """Write the studio page of the given run folders (a demo, compare or sweep folder
     stands for every run inside it) to the HTML file `out`; returns its path."""
     folders = expand_runs(runs)
-    data = studio_data([read_run(f) for f in folders],
-                       StudioOptions(seed=seed, samples=samples, alpha=alpha), title=title)
-    return write_studio(data, out)
+    with gc_paused():  # records.py: many acyclic containers, freed when done
+        data = studio_data([read_run(f) for f in folders],
+                           StudioOptions(seed=seed, samples=samples, alpha=alpha), title=title)
+        return write_studio(data, out)

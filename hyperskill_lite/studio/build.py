@@ -1,10 +1,14 @@
 """Everything the studio page shows of one run, as JSON data: `run_view`.
 
 It reads the run folder once (records, run.json, snapshots) and hands each concern to its
-module: the run's figures and charts (here and charts.py), the drawing (graph.py),
+module: the run's figures and chart data (here and charts.py), the drawing (graph.py),
 provenance and maintenance cycles (provenance.py), retrieval explanations (explain.py),
 hygiene (hygiene.py) and co-occurrence significance (cooccurrence.py). `studio_data`
 puts several runs together with the overlay chart. Nothing here writes HTML.
+
+The cyclic garbage collector is paused while the data is built (records.gc_paused): the
+views make hundreds of thousands of small acyclic containers, and every full collection
+would walk all of them and the records again.
 
 Not here: the page (render.py), the command (cli/inspect.py).
 """
@@ -27,6 +31,7 @@ from hyperskill_lite.studio.graph import graph_data
 from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import hygiene
 from hyperskill_lite.studio.provenance import cycles, edge_info, provenance
+from hyperskill_lite.studio.records import gc_paused
 from hyperskill_lite.studio.render import json_safe
 from hyperskill_lite.studio.runs import RunFolder, run_names
 
@@ -105,12 +110,10 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
         "world": info.get("world"), "protocol": protocol.describe(),
         "summary": {k: summary.get(k) for k in SUMMARY_KEYS}, "health": health,
         "settings": _settings(info), "cycles": cycles(records),
-        "charts": {"sr": charts.sr_chart({name: records}, {name: info.get("method", "")}),
-                   "growth": charts.growth_chart(records),
-                   "cost": charts.cost_chart(records)},
+        "charts": charts.run_charts(records, name, str(info.get("method", ""))),
         "hypergraph": bool(snaps),
     }
-    tv = task_views(records)
+    tv = task_views(records, run.explanations)
     view |= {"tasks": tv["tasks"], "tasks_note": tv["note"]}
     if snaps:
         final = snaps[-1].memory
@@ -127,7 +130,8 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
             wanted |= {r[0] for r in hyg["never_retrieved"]} | {r[0] for r in sig["rows"]}
             wanted |= {r[2] for r in sig["rows"]}
             wanted |= {s for t in view["tasks"] for s in t["S_q"]}
-        prov = provenance(records, snaps, wanted)
+        edge_pos: dict[str, int] = {}
+        prov = provenance(records, snaps, wanted, edge_pos)
         for sid, p in prov.items():
             if p["born"]:
                 born[sid] = p["born"]["episode"]
@@ -137,7 +141,7 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
         edges |= {p["born"]["edge"] for p in prov.values()
                   if p["born"] and p["born"].get("edge")}
         edges |= {e for t in view["tasks"] for e in t["E_star"]}
-        view |= {"graph": graph, "provenance": prov, "edges": edge_info(records, snaps, edges),
+        view |= {"graph": graph, "provenance": prov, "edges": edge_info(records, snaps, edges, edge_pos),
                  "hygiene": hyg, "significance": sig,
                  "provenance_note": "" if wanted is None else (
                      f"Provenance is kept for {len(prov)} of {n_skills} skill nodes: the "
@@ -152,13 +156,15 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
 def studio_data(runs: Sequence[RunFolder], opts: StudioOptions | None = None,
                 title: str = "") -> dict[str, Any]:
     """The page's data for several runs: {"title", "runs": [run_view ...], "overlay":
-    the SR chart of all runs, "skillworld": True when any run is a SkillWorld one}."""
+    the SR chart of all runs (None for one run), "skillworld": True when any run is a
+    SkillWorld one}."""
     opts = opts or StudioOptions()
     names = run_names([r.info for r in runs])
-    views = [run_view(r, n, opts) for r, n in zip(runs, names)]
-    overlay = "" if len(runs) < 2 else charts.sr_chart(
-        {n: r.records for n, r in zip(names, runs)},
-        {n: str(r.info.get("method", "")) for n, r in zip(names, runs)})
+    with gc_paused():
+        views = [run_view(r, n, opts) for r, n in zip(runs, names)]
+        overlay = None if len(runs) < 2 else charts.sr_chart(
+            {n: r.records for n, r in zip(names, runs)},
+            {n: str(r.info.get("method", "")) for n, r in zip(names, runs)})
     return {"title": title or "Memory studio: " + ", ".join(names),
             "runs": views, "overlay": overlay,
             "skillworld": any(r.info.get("world") == "skillworld" for r in runs),

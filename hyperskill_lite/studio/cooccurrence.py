@@ -165,8 +165,10 @@ def curveball_round(skill: np.ndarray, edge: np.ndarray, n_edges: int,
     lp = p[loose]
     order = np.argsort(lp + rng.random(loose.size), kind="stable")  # shuffled within a pair
     loose, lp = loose[order], lp[order]
-    starts = np.searchsorted(lp, lp, side="left")
-    rank = np.arange(loose.size) - starts  # position within its pair
+    starts = np.zeros(loose.size, dtype=np.int64)  # where each one's pair begins
+    bounds = np.flatnonzero(lp[1:] != lp[:-1]) + 1
+    starts[bounds] = bounds
+    rank = np.arange(loose.size) - np.maximum.accumulate(starts)  # position within its pair
     n0 = np.bincount(lp[side[edge[loose]] == 0], minlength=n_pairs)  # side 0's loose count
     new = edge.copy()
     new[loose] = np.where(rank < n0[lp], first[lp], second[lp])
@@ -175,8 +177,10 @@ def curveball_round(skill: np.ndarray, edge: np.ndarray, n_edges: int,
 
 _DENSE_BYTES = 64_000_000
 """Largest trajectory-by-skill table `curveball_round` builds to find shared skills."""
-_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
 """Set bits of each byte value (numpy < 2 has no bitwise_count)."""
+_bitcount = getattr(np, "bitwise_count", _POPCOUNT.__getitem__)
+"""Set bits of each byte of a uint8 array (numpy >= 2: a vectorised instruction)."""
 _CHUNK_BYTES = 32_000_000
 """Bytes of packed rows compared at once in `_pair_counts`."""
 
@@ -198,7 +202,7 @@ def _pair_counts(skill: np.ndarray, edge: np.ndarray, n_skills: int, n_edges: in
     step = max(1, _CHUNK_BYTES // max(bits.shape[1], 1))
     for a in range(0, i.size, step):
         both = bits[i[a:a + step]] & bits[j[a:a + step]]  # (chunk, bytes)
-        out[a:a + step] = _POPCOUNT[both].sum(axis=1)
+        out[a:a + step] = _bitcount(both).sum(axis=1, dtype=np.int64)
     return out
 
 

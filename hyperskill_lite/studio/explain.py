@@ -9,14 +9,16 @@ shows exactly the view a notebook prints. A run recorded before retrievals were 
 a method without this retrieval (the baselines, no memory), shows the ids it retrieved.
 
 At most `MAX_TASKS` episodes are shown (evenly spaced over the run, the first and last
-included); the page says when the list is a sample.
+included); the page says when the list is a sample. Only their retrievals are read:
+`task_views` asks `fetch` for them (`RunFolder.explanations` reads those lines of the
+records file again; the records in memory do not carry them).
 
 Not here: retrieval itself (core/retrieval.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,13 +35,16 @@ def explanation(record: dict[str, Any]) -> str | None:
     """`Retrieval.explain()` of a record's kept retrieval, None when it kept none, and
     one line saying so when the kept retrieval is damaged (a records file is the
     user's, and may have been edited: one bad record costs its explanation only)."""
-    doc = record.get("explain")
+    return _explain_text(record.get("explain"), record.get("index"))
+
+
+def _explain_text(doc: Any, index: Any) -> str | None:
     if not isinstance(doc, dict):
         return None
     try:
         return Retrieval.from_record(doc).explain()
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return (f"(episode {record.get('index')}: its recorded retrieval cannot be "
+        return (f"(episode {index}: its recorded retrieval cannot be "
                 f"explained: {type(exc).__name__} {exc})")
 
 
@@ -54,18 +59,25 @@ def _sample(n: int, k: int) -> list[int]:
     return sorted(set(np.linspace(0, n - 1, k).round().astype(int).tolist()))
 
 
-def task_views(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def task_views(records: Sequence[dict[str, Any]],
+               fetch: Callable[[list[int]], Mapping[int, Any]] | None = None
+               ) -> dict[str, Any]:
     """{"tasks": [{"index", "task_id", "success", "explain" (text or None), "context",
-    "S_q", "kappa", "R_u", "E_sub", "E_traj", "E_star", "retrieved"}], "note"}."""
+    "S_q", "kappa", "R_u", "E_sub", "E_traj", "E_star", "retrieved"}], "note"}.
+    `fetch(positions)` gives the ``explain`` of the sampled records by position (default:
+    the records' own field)."""
     picked = _sample(len(records), MAX_TASKS)
+    docs = fetch(picked) if fetch is not None else {i: records[i].get("explain")
+                                                   for i in picked}
     tasks = []
     for i in picked:
         r = records[i]
-        doc = r.get("explain") if isinstance(r.get("explain"), dict) else {}
+        raw = docs.get(i)
+        doc = raw if isinstance(raw, dict) else {}
         tasks.append({
             "index": int(r.get("index", i)), "task_id": r.get("task_id"),
             "success": bool(r.get("success")),
-            "explain": explanation(r),
+            "explain": _explain_text(raw, r.get("index")),
             "context": doc.get("context") if isinstance(doc.get("context"), str) else None,
             "S_q": _ids(doc.get("skill_ids")),
             "kappa": doc.get("kappa") if isinstance(doc.get("kappa"), dict) else {},

@@ -61,11 +61,18 @@ def _choose(snaps: Sequence[Snapshot]) -> tuple[list[str], list[str], dict[str, 
         m = snap.memory
         rows = np.array([m._skl.row[s] for s in skills if s in m._skl.row], dtype=np.int64)
         node, edge = m._inc["skill"].pairs()
-        hit = np.unique(edge[np.isin(node, rows)])
+        hit = edge[_mask(m._skl.n, rows)[node]]
         holding[hit[hit < last._edg.n]] = True
     chosen = np.flatnonzero(holding)[-MAX_EDGES:]
     return skills, [all_edges[j] for j in chosen.tolist()], {
         "skills": len(best), "hyperedges": len(all_edges)}
+
+
+def _mask(n: int, rows: np.ndarray) -> np.ndarray:
+    """(n,) bool, True at `rows`: membership tests by indexing, O(n) with no sort."""
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    return mask
 
 
 def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str]
@@ -78,10 +85,11 @@ def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str]
     links: dict[tuple[str, str], None] = {}
     for snap in snaps:
         m = snap.memory
-        cols = np.array([m._edg.row[e] for e in edges if e in m._edg.row], dtype=np.int64)
+        cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
+                                        dtype=np.int64))
         for kind, st in (("subtask", m._sub), ("skill", m._skl)):
             node, edge = m._inc[kind].pairs()
-            sel = np.isin(edge, cols)
+            sel = cols[edge]
             for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
                 eid, nid = m._edg.ids[e], st.ids[n]
                 if kind == "skill" and nid not in skills:
@@ -118,22 +126,40 @@ def _spring(n: int, edges: np.ndarray, seed: int, iterations: int = 50) -> np.nd
     return pos / (np.abs(pos).max() or 1.0)
 
 
+def _components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """Connected component labels (n,) of the graph with the (m, 2) index pairs, each
+    component labelled by its smallest member (a few hundred drawn elements: union-find
+    with path halving, no graph library to import).
+
+    >>> _components(5, np.array([[0, 2], [3, 4], [2, 1]])).tolist()
+    [0, 0, 0, 3, 3]
+    """
+    parent = list(range(n))
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in pairs.tolist():
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return np.array([root(v) for v in range(n)], dtype=np.int64)
+
+
 def _layout(skills: list[str], edges: list[str], links: list[tuple[str, str]],
             seed: int) -> dict[str, tuple[float, float]]:
     """Positions (px) of the drawn skills and hyperedges: a seeded spring layout
-    (`_spring`) of each connected component (components from scipy), scaled to its
+    (`_spring`) of each connected component (`_components`), scaled to its
     size, the components packed in rows (largest first) about twice as wide as high."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
-
     names = list(edges) + list(skills)
     at = {v: i for i, v in enumerate(names)}
     pairs = np.array([(at[e], at[n]) for e, n in dict.fromkeys(links) if n in at and e in at
                       and n[:1] == "s"], dtype=np.int64).reshape(-1, 2)
-    G = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
-                      shape=(len(names), len(names)))
-    _, label = connected_components(G, directed=False)
-    comps = sorted((np.flatnonzero(label == c) for c in range(label.max() + 1 if len(names) else 0)),
+    label = _components(len(names), pairs)
+    comps = sorted((np.flatnonzero(label == c) for c in np.unique(label).tolist()),
                    key=lambda c: (-len(c), int(c[0])))
     blocks = []
     for comp in comps:
@@ -243,11 +269,12 @@ def _present_links(snap: Snapshot, links: list[tuple[str, str]],
                    link_index: dict[tuple[str, str], int], edges: list[str]) -> list[int]:
     """Indices of the drawn links that are memberships in this snapshot."""
     m = snap.memory
-    cols = np.array([m._edg.row[e] for e in edges if e in m._edg.row], dtype=np.int64)
+    cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
+                                    dtype=np.int64))
     out = []
     for kind, st in (("subtask", m._sub), ("skill", m._skl)):
         node, edge = m._inc[kind].pairs()
-        sel = np.isin(edge, cols)
+        sel = cols[edge]
         for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
             i = link_index.get((m._edg.ids[e], st.ids[n]))
             if i is not None:

@@ -6,7 +6,10 @@ A run folder keeps the memory after every maintenance cycle
 (``state/memory``). `memory_history` lists them in order as `Snapshot`s; a method that
 stores no hypergraph (a baseline, no memory) has none, which the studio says. Each
 snapshot is loaded with ``mmap=True``: embeddings are mapped, not read, until something
-asks for them (hygiene reads the skill rows of the final memory only).
+asks for them (hygiene reads the skill rows of the final memory only). Nothing is ever
+embedded here, so the snapshots get `RecordedEncoder`, the recorded encoder's name and
+dim standing in for it: no model is loaded, and no encoder cache is filled with every
+stored text (which a real encoder's load does, and the studio never uses).
 
 Not here: what is drawn (graph.py), lineage and provenance (provenance.py).
 """
@@ -26,7 +29,7 @@ from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner.files import checkpoints, find_state
 
 __all__ = ["Snapshot", "memory_history", "is_hypergraph", "node_degrees", "edge_sizes",
-           "counts", "lookup"]
+           "counts", "lookup", "RecordedEncoder"]
 
 log = logging.getLogger("hyperskill_lite.studio")
 
@@ -53,18 +56,34 @@ def is_hypergraph(folder: Path) -> bool:
 
 def _load(folder: Path, encoder: Any) -> HypergraphMemory | None:
     try:
+        if encoder is None:
+            enc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["encoder"]
+            encoder = RecordedEncoder(str(enc.get("name", "")), int(enc["dim"]))
         return load_memory(folder, encoder=encoder, mmap=True)
-    except (MemoryFormatError, OSError, ValueError) as exc:
+    except (MemoryFormatError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("studio: %s cannot be read (%s); it is left out", folder, exc)
         return None
+
+
+class RecordedEncoder:
+    """A saved memory's encoder by name and dim only, for snapshots that are read and
+    never added to: `encode` refuses (a studio view that embedded a text would be a bug,
+    and the recorded model may not be installed here)."""
+
+    def __init__(self, name: str, dim: int):
+        self.name, self.dim = name, int(dim)
+
+    def encode(self, texts: Any) -> np.ndarray:
+        raise RuntimeError(f"the studio reads snapshots only; it embeds nothing "
+                           f"({self.name} is a stand-in)")
 
 
 def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snapshot]:
     """The run's hypergraph snapshots in episode order: every maintenance checkpoint,
     then the final state when it follows the last checkpoint. [] for a method that
-    stores no hypergraph. `encoder` None uses the recorded one by name (a HashingEncoder
-    stand-in of the recorded dim when that one is not installed: nothing is embedded
-    here, the vectors are read from the files)."""
+    stores no hypergraph. `encoder` None gives each snapshot a `RecordedEncoder` of its
+    recorded name and dim (nothing is embedded here: the vectors are read from the
+    files); one that cannot be read is left out with a warning."""
     found: list[tuple[int, str, Path]] = [
         (k, p.name, p) for k, p in checkpoints(run).items() if p.name.startswith("maint-")]
     state = find_state(run)
@@ -73,8 +92,6 @@ def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snaps
     found = [f for f in found if is_hypergraph(f[2])]
     if not found:
         return []
-    if encoder is None:
-        encoder = _encoder_for(found[-1][2])
     out: list[Snapshot] = []
     for k, label, folder in found:
         if out and out[-1].after == k:  # the final state is the last checkpoint
@@ -83,23 +100,6 @@ def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snaps
         if mem is not None:
             out.append(Snapshot(k, label, mem))
     return out
-
-
-def _encoder_for(folder: Path) -> Any:
-    """The recorded encoder when it is built in and installed, else a HashingEncoder of
-    its dim (snapshots are only read here; the vectors come from the files)."""
-    from hyperskill_lite.core.embed import HashingEncoder, encoder_by_name, minilm_available
-
-    man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    name, dim = str(man["encoder"].get("name", "")), int(man["encoder"]["dim"])
-    if not name.lower().startswith("minilm") or minilm_available():
-        try:
-            enc = encoder_by_name(name)
-            if int(enc.dim) == dim:
-                return enc
-        except ValueError:
-            pass
-    return HashingEncoder(dim=dim)
 
 
 def node_degrees(memory: HypergraphMemory, kind: str) -> np.ndarray:

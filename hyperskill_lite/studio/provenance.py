@@ -49,22 +49,29 @@ def _ends(items: list[Any], n: int = MAX_LIST) -> list[Any]:
     return items if len(items) <= n else items[: n // 3] + items[-(n - n // 3):]
 
 
-def _skill_events(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per skill id: born, reinforced, merged_from / merged_into, pruned, retrieved."""
+def _skill_events(records: Sequence[dict[str, Any]], wanted: set[str] | None,
+                  edge_pos: dict[str, int] | None = None) -> dict[str, dict[str, Any]]:
+    """Per skill id (those in `wanted`, or all): born, reinforced, merged_from /
+    merged_into, pruned, and "seen": the positions in `records` whose S_q held it (rows
+    are made later for the few listed). One pass; each record costs a few dict lookups.
+    `edge_pos`, when given, is filled with each record's hyperedge id -> its position
+    (for `edge_info`, which then needs no pass of its own)."""
     ev: dict[str, dict[str, Any]] = {}
 
     def get(sid: str) -> dict[str, Any]:
         e = ev.get(sid)
         if e is None:
-            e = ev[sid] = {"reinforced": [], "retrieved": []}
+            e = ev[sid] = {"reinforced": [], "seen": []}
         return e
 
-    for r in records:
+    for pos, r in enumerate(records):
         i = int(r.get("index", 0))
-        upd = r.get("update") if isinstance(r.get("update"), dict) else {}
-        for sk in upd.get("skills", []) or []:
-            sid = sk.get("node")
-            if not isinstance(sid, str):
+        upd = r.get("update")
+        if edge_pos is not None and isinstance(upd, dict) and isinstance(upd.get("edge"), str):
+            edge_pos[upd["edge"]] = pos
+        for sk in (upd.get("skills") or () if isinstance(upd, dict) else ()):
+            sid = sk.get("node") if isinstance(sk, dict) else None
+            if not isinstance(sid, str) or (wanted is not None and sid not in wanted):
                 continue
             e = get(sid)
             if sk.get("dedup"):
@@ -73,89 +80,143 @@ def _skill_events(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]
             elif "born" not in e:
                 e["born"] = {"episode": i, "how": "extracted", "edge": upd.get("edge")}
                 e["text"] = [sk.get("name", ""), sk.get("content", ""), sk.get("polarity")]
-        seen = [sid for sid in r.get("retrieved", None) or () if type(sid) is str and sid[:1] == "s"]
-        if seen:
-            row = [i, r.get("task_id"), bool(r.get("success"))]
-            for sid in seen:
-                get(sid)["retrieved"].append(row)
-        m = r.get("maintenance") or {}
-        for mg in m.get("merges", []) or []:
-            new = mg.get("new_id")
-            if isinstance(new, str):
-                get(new)["born"] = {"episode": i, "how": "merged", "after": i + 1, **{
-                    k: mg[k] for k in ("a", "b", "a_name", "b_name", "a_content", "b_content",
-                                       "similarity", "plain_similarity") if k in mg}}
-            for old in (mg.get("a"), mg.get("b")):
-                if isinstance(old, str):
-                    get(old)["merged_into"] = {"id": new, "after": i + 1}
-        for pn in m.get("pruned_nodes", []) or []:
-            if isinstance(pn.get("id"), str):
-                get(pn["id"])["pruned"] = {"after": i + 1, "gamma": pn.get("gamma"),
-                                           "nu": pn.get("nu")}
+        for sid in _shown(r.get("retrieved"), wanted):
+            e = ev.get(sid)
+            (e if e is not None else get(sid))["seen"].append(pos)
+        m = r.get("maintenance")
+        if m:
+            _maintenance_events(m, i, get, wanted)
     return ev
 
 
+def _shown(retrieved: Any, wanted: set[str] | None) -> Iterable[str]:
+    """The skill ids of a record's "retrieved" list (those in `wanted` when given: a set
+    intersection, the common case on a large run, costs no Python loop)."""
+    if not retrieved or not isinstance(retrieved, list):
+        return ()
+    if wanted is not None:
+        try:
+            return wanted.intersection(retrieved)
+        except TypeError:  # an unhashable item in a damaged record: the loop below
+            pass
+    return [x for x in retrieved if type(x) is str and x[:1] == "s"
+            and (wanted is None or x in wanted)]
+
+
+def _maintenance_events(m: dict[str, Any], i: int, get: Any, wanted: set[str] | None) -> None:
+    """The merges and prunings of one maintenance cycle (after episode i) into `get`'s
+    events."""
+    for mg in m.get("merges", []) or []:
+        new = mg.get("new_id")
+        if isinstance(new, str) and (wanted is None or new in wanted):
+            get(new)["born"] = {"episode": i, "how": "merged", "after": i + 1, **{
+                k: mg[k] for k in ("a", "b", "a_name", "b_name", "a_content", "b_content",
+                                   "similarity", "plain_similarity") if k in mg}}
+        for old in (mg.get("a"), mg.get("b")):
+            if isinstance(old, str) and (wanted is None or old in wanted):
+                get(old)["merged_into"] = {"id": new, "after": i + 1}
+    for pn in m.get("pruned_nodes", []) or []:
+        if isinstance(pn.get("id"), str) and (wanted is None or pn["id"] in wanted):
+            get(pn["id"])["pruned"] = {"after": i + 1, "gamma": pn.get("gamma"),
+                                       "nu": pn.get("nu")}
+
+
 def provenance(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
-               wanted: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+               wanted: Iterable[str] | None = None, edge_pos: dict[str, int] | None = None
+               ) -> dict[str, dict[str, Any]]:
     """Provenance of each skill id in `wanted` (default: every skill any record or
     snapshot knows): {"name", "content", "polarity", "born", "reinforced" (+
     "n_reinforced"), "trajectories" (+ "n_trajectories"), "gamma" ([after, gamma, nu]
     per snapshot), "retrieved" ([episode, task id, success], + "n_retrieved"),
-    "merged_into", "pruned"}; lists are cut to `MAX_LIST` (first and latest)."""
-    ev = _skill_events(records)
+    "merged_into", "pruned"}; lists are cut to `MAX_LIST` (first and latest).
+    `edge_pos`: filled for `edge_info` (`_skill_events`)."""
+    want = None if wanted is None else set(wanted)
+    ev = _skill_events(records, want, edge_pos)
     known = set(ev)
     for snap in snaps:
-        known.update(snap.memory._skl.row)
-    ids = sorted(known if wanted is None else set(wanted) & known, key=lambda s: int(s[1:]))
+        rows = snap.memory._skl.row
+        known.update(rows if want is None else (s for s in want if s in rows))
+    ids = sorted(known, key=lambda s: int(s[1:]))
     series: dict[str, list[list[Any]]] = {sid: [] for sid in ids}
-    latest: dict[str, tuple[str, str, str, list[str]]] = {}
-    for snap in snaps:  # one vectorised pass per snapshot
+    latest: dict[str, tuple[int, int]] = {}  # sid -> (snapshot, row) of the last holding it
+    for k, snap in enumerate(snaps):  # one vectorised pass per snapshot
         m = snap.memory
-        S, E = m._skl, m._edg
+        S = m._skl
         here = [(sid, S.row[sid]) for sid in ids if sid in S.row]
         if not here:
             continue
         rows = np.array([r for _, r in here], dtype=np.int64)
         gam = np.round(m._gamma(S, rows), 3).tolist()
-        B = m._inc["skill"].csr(S.n, E.n)
         for (sid, r), g, nu in zip(here, gam, S.nu[rows].tolist()):
             series[sid].append([snap.after, g, int(nu)])
-            cols = B.indices[B.indptr[r]:B.indptr[r + 1]].tolist()
-            latest[sid] = (S.text["name"][r], S.text["content"][r],
-                           "failure" if S.polarity[r] else "success", [E.ids[j] for j in cols])
+            latest[sid] = (k, r)
+    held = _holding(snaps, latest)
     out: dict[str, dict[str, Any]] = {}
     for sid in ids:
-        e = ev.get(sid, {"reinforced": [], "retrieved": []})
+        e = ev.get(sid, {"reinforced": [], "seen": []})
         name, content, pol = (e.get("text") or ["", "", None])
         trajectories: list[str] = []
+        n_traj = 0
         if sid in latest:
-            name, content, pol, trajectories = latest[sid]
+            name, content, pol, trajectories, n_traj = held[sid]
+        seen = e["seen"]
         out[sid] = {
             "name": name, "content": _cut(content, 600), "polarity": pol,
             "born": e.get("born"),
             "reinforced": _ends(e["reinforced"]), "n_reinforced": len(e["reinforced"]),
-            "trajectories": _ends(trajectories), "n_trajectories": len(trajectories),
+            "trajectories": trajectories, "n_trajectories": n_traj,
             "gamma": series[sid],
-            "retrieved": _ends(e["retrieved"]), "n_retrieved": len(e["retrieved"]),
+            "retrieved": [[int(records[p].get("index", p)), records[p].get("task_id"),
+                           bool(records[p].get("success"))] for p in _ends(seen)],
+            "n_retrieved": len(seen),
             "merged_into": e.get("merged_into"), "pruned": e.get("pruned"),
         }
     return out
 
 
+def _holding(snaps: Sequence[Snapshot], latest: dict[str, tuple[int, int]]
+             ) -> dict[str, tuple[str, str, str, list[str], int]]:
+    """For each skill, from the last snapshot holding it: (name, content, polarity, the
+    first and latest hyperedges holding it (`_ends`), how many hold it)."""
+    out: dict[str, tuple[str, str, str, list[str], int]] = {}
+    by_snap: dict[int, list[tuple[str, int]]] = {}
+    for sid, (k, r) in latest.items():
+        by_snap.setdefault(k, []).append((sid, r))
+    for k, pairs in by_snap.items():
+        m = snaps[k].memory
+        S, E = m._skl, m._edg
+        B = m._inc["skill"].csr(S.n, E.n)
+        for sid, r in pairs:
+            a, b = int(B.indptr[r]), int(B.indptr[r + 1])
+            cols = _ends(list(range(a, b)))
+            out[sid] = (S.text["name"][r], S.text["content"][r],
+                        "failure" if S.polarity[r] else "success",
+                        [E.ids[j] for j in B.indices[cols].tolist()], b - a)
+    return out
+
+
 def edge_info(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
-              ids: Iterable[str]) -> dict[str, list[Any]]:
+              ids: Iterable[str], edge_pos: dict[str, int] | None = None
+              ) -> dict[str, list[Any]]:
     """{hyperedge id: [episode, task id, success, task, lesson]} for the given ids
-    (texts cut to `TEXT_CHARS`; from the last snapshot, where every hyperedge is)."""
-    episode = {}
-    for r in records:
-        upd = r.get("update") if isinstance(r.get("update"), dict) else {}
-        if isinstance(upd.get("edge"), str):
-            episode[upd["edge"]] = (int(r.get("index", 0)), r.get("task_id"))
+    (texts cut to `TEXT_CHARS`; from the last snapshot, where every hyperedge is).
+    `edge_pos`: hyperedge id -> record position, as `provenance` fills it (default: one
+    pass over the records)."""
+    want = set(ids)
+    if edge_pos is None:
+        edge_pos = {}
+        for pos, r in enumerate(records):
+            upd = r.get("update")
+            eid = upd.get("edge") if isinstance(upd, dict) else None
+            if isinstance(eid, str) and eid in want:
+                edge_pos[eid] = pos
+    episode = {e: (int(records[p].get("index", 0)), records[p].get("task_id"))
+               for e, p in edge_pos.items() if e in want}
     out: dict[str, list[Any]] = {}
     if not snaps:
         return out
     E = snaps[-1].memory._edg
-    for eid in sorted(set(ids), key=lambda e: int(e[1:]) if e[1:].isdigit() else 0):
+    for eid in sorted(want, key=lambda e: int(e[1:]) if e[1:].isdigit() else 0):
         r = E.row.get(eid)
         if r is None:
             continue

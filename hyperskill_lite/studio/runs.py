@@ -6,9 +6,11 @@ and `sweep`). `find_runs` takes any folder and returns the run folders at or bel
 so ``runs/demo`` gives the demo's five runs, a compare folder its
 ``<profile>/<method>/seed-<s>`` runs and a sweep folder its cells; the folders a run
 keeps for itself (state, checkpoints, figures, logs) are never searched. `read_run`
-reads one run's settings and records, with one clear error when they cannot be read.
+reads one run's settings and records (records.py: each episode's retrieval is left in the
+file until `RunFolder.explanations` asks for it), with one clear error when they cannot
+be read.
 
-Not here: the records' format (runner/files.py), what the studio shows (extract.py).
+Not here: the records' format (runner/files.py), what the studio shows (build.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.runner.files import RUN_FILE, RunError, read_records
+from hyperskill_lite.runner.files import RUN_FILE, RunError
+from hyperskill_lite.studio.records import explanations, read_records_lean
 
 __all__ = ["RunFolder", "find_runs", "expand_runs", "read_run", "run_names", "MAX_DEPTH"]
 
@@ -32,11 +35,24 @@ SKIP = ("state", "checkpoints", "figures", "logs", "report", "__pycache__")
 
 @dataclass
 class RunFolder:
-    """One run: its folder, settings (run.json) and finished episodes' records."""
+    """One run: its folder, settings (run.json) and finished episodes' records.
+
+    Records read by `read_run` lack their ``explain`` (the retrieval, left in the file):
+    `explanations` reads it for the episodes asked for, from the byte `offsets` of their
+    lines. Records given directly (offsets empty) keep whatever they hold."""
 
     path: Path
     info: dict[str, Any]
     records: list[dict[str, Any]] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list, repr=False)
+
+    def explanations(self, indices: Iterable[int]) -> dict[int, Any]:
+        """{position: the record's ``explain``} of the given positions in `records` (None
+        where there is none)."""
+        if not self.offsets:
+            return {i: self.records[i].get("explain") for i in indices
+                    if 0 <= i < len(self.records)}
+        return explanations(self.path, self.offsets, indices)
 
 
 def _skipped(name: str) -> bool:
@@ -85,8 +101,9 @@ def expand_runs(paths: Iterable[Path | str]) -> list[Path]:
 
 
 def read_run(path: Path | str) -> RunFolder:
-    """A run's settings and records; RunError naming the folder and the problem when
-    run.json is not a JSON object or no episode has finished."""
+    """A run's settings and records (without their ``explain``: `RunFolder.explanations`);
+    RunError naming the folder and the problem when run.json is not a JSON object, a
+    records line is damaged or no episode has finished."""
     path = Path(path)
     info_file = path / RUN_FILE
     if not info_file.is_file():
@@ -98,10 +115,10 @@ def read_run(path: Path | str) -> RunFolder:
         raise RunError(f"{info_file}: not valid JSON ({exc})") from None
     if not isinstance(info, dict):
         raise RunError(f"{info_file}: not a run description (not a JSON object)")
-    records = read_records(path)
+    records, offsets = read_records_lean(path)
     if not records:
         raise RunError(f"{path}: no finished episode yet")
-    return RunFolder(path, info, records)
+    return RunFolder(path, info, records, offsets)
 
 
 def run_names(infos: list[dict]) -> list[str]:

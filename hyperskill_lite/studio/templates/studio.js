@@ -26,9 +26,101 @@
   }
   const fmt = (v, d) => (v === null || v === undefined) ? "\u2013"
     : (typeof v === "number" ? (Number.isInteger(v) && d === undefined ? String(v) : v.toFixed(d === undefined ? 3 : d)) : String(v));
-  function svgNode(text) {  // matplotlib's SVG, made by the studio itself (never run text)
-    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-    return document.importNode(doc.documentElement, true);
+  /* ---------------------------------------------------------------- charts (charts.py's data as SVG) */
+  const SVG = "http://www.w3.org/2000/svg";
+  function sv(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+  function niceTicks(lo, hi, n) {  // about n round ticks covering [lo, hi]
+    if (!(hi > lo)) hi = lo + 1;
+    const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = mag * ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) || 10);
+    const ticks = [];
+    for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) ticks.push(+t.toPrecision(12));
+    return ticks;
+  }
+  function tickText(t) { return Math.abs(t) >= 10000 ? (t / 1000) + "k" : String(+t.toPrecision(6)); }
+  function extent(values, lo, hi) {
+    let a = Infinity, b = -Infinity;
+    for (const v of values) if (v !== null && v !== undefined && isFinite(v)) { if (v < a) a = v; if (v > b) b = v; }
+    if (lo !== undefined) a = lo; if (hi !== undefined) b = hi;
+    if (!isFinite(a) || !isFinite(b)) return [0, 1];
+    return b > a ? [a, b] : [a, a + 1];
+  }
+  function chart(spec) {
+    const W = 620, H = 300, L = 58, R = spec.y2label ? 58 : 16, T = 26, B = 42;
+    const svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, class: "plot", role: "img",
+      "data-kind": spec.kind, "aria-label": spec.title });
+    svg.appendChild(sv("text", { x: W / 2, y: 15, "text-anchor": "middle", class: "ptitle" }, spec.title));
+    const series = spec.series || [];
+    const bars = spec.kind === "bars";
+    const xs = bars ? spec.bins : series.flatMap((s) => s.x);
+    const [x0, x1] = extent(xs, spec.xmin, spec.xmax);
+    const main = series.filter((s) => s.axis !== 2), second = series.filter((s) => s.axis === 2);
+    const yv = (ss) => ss.flatMap((s) => (s.y || []).concat(s.lo || [], s.hi || []));
+    const [y0, y1] = extent(yv(main).concat(bars ? [0] : []), spec.ymin, spec.ymax);
+    const [z0, z1] = extent(yv(second), second.length ? 0 : undefined);
+    const px = (x) => L + (W - L - R) * (x - x0) / (x1 - x0);
+    const py = (y, a, b) => H - B - (H - T - B) * (y - a) / (b - a);
+    const yt = niceTicks(y0, y1, 5), y1n = Math.max(y1, yt[yt.length - 1]);
+    const ya = (y) => py(y, y0, y1n);
+    for (const t of yt) {
+      svg.appendChild(sv("line", { x1: L, x2: W - R, y1: ya(t), y2: ya(t), class: "grid" }));
+      svg.appendChild(sv("text", { x: L - 5, y: ya(t) + 3, "text-anchor": "end", class: "tick" }, tickText(t)));
+    }
+    for (const t of niceTicks(x0, x1, 6).filter((t) => t >= x0 && t <= x1)) {
+      svg.appendChild(sv("line", { x1: px(t), x2: px(t), y1: T, y2: H - B, class: "grid" }));
+      svg.appendChild(sv("text", { x: px(t), y: H - B + 14, "text-anchor": "middle", class: "tick" }, tickText(t)));
+    }
+    svg.appendChild(sv("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }));
+    svg.appendChild(sv("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }));
+    svg.appendChild(sv("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", class: "alabel" }, spec.xlabel));
+    svg.appendChild(sv("text", { x: 12, y: (T + H - B) / 2, "text-anchor": "middle", class: "alabel",
+      transform: "rotate(-90 12 " + (T + H - B) / 2 + ")" }, spec.ylabel));
+    let za = null;
+    if (second.length) {
+      const zt = niceTicks(z0, z1, 5), z1n = Math.max(z1, zt[zt.length - 1]);
+      za = (z) => py(z, z0, z1n);
+      svg.appendChild(sv("line", { x1: W - R, x2: W - R, y1: T, y2: H - B, class: "axis" }));
+      for (const t of zt) svg.appendChild(sv("text", { x: W - R + 5, y: za(t) + 3, class: "tick" }, tickText(t)));
+      svg.appendChild(sv("text", { x: W - 10, y: (T + H - B) / 2, "text-anchor": "middle", class: "alabel",
+        transform: "rotate(90 " + (W - 10) + " " + (T + H - B) / 2 + ")" }, spec.y2label));
+    }
+    for (const v of spec.vlines || []) svg.appendChild(sv("line", { x1: px(v), x2: px(v), y1: T, y2: H - B, class: "vline" }));
+    if (spec.empty) svg.appendChild(sv("text", { x: (L + W - R) / 2, y: (T + H - B) / 2, "text-anchor": "middle", class: "tick" }, spec.empty));
+    const pts = (x, y, f) => x.map((v, i) => y[i] === null ? null : px(v).toFixed(1) + "," + f(y[i]).toFixed(1)).filter(Boolean).join(" ");
+    series.forEach((s, k) => {
+      const color = s.color || ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"][k % 5];
+      const f = s.axis === 2 ? za : ya;
+      if (bars) {
+        const bw = (px(spec.bins[1]) - px(spec.bins[0])) / series.length;
+        s.y.forEach((v, i) => { if (v > 0) svg.appendChild(sv("rect", { x: px(spec.bins[i]) + k * bw, y: ya(v), width: Math.max(bw - 0.5, 0.5),
+          height: Math.max(H - B - ya(v), 0), fill: color })); });
+      } else {
+        if (s.lo && s.hi) svg.appendChild(sv("polygon", { points: pts(s.x, s.lo, f) + " " + pts(s.x.slice().reverse(), s.hi.slice().reverse(), f),
+          fill: color, "fill-opacity": 0.15, stroke: "none" }));
+        svg.appendChild(sv("polyline", { points: pts(s.x, s.y, f), fill: "none", stroke: color, "stroke-width": 1.6,
+          "stroke-dasharray": s.dash ? "5 3" : null, "data-series": s.name }));
+      }
+    });
+    if (series.length) {  // the legend, in the corner the spec names
+      const right = (spec.legend || "").includes("right"), low = (spec.legend || "").includes("lower");
+      const lh = 14, lw = 8 + 7 * Math.max(...series.map((s) => s.name.length)) + 22;
+      const lx = right ? W - R - lw - 6 : L + 6, ly = low ? H - B - 6 - lh * series.length - 4 : T + 4;
+      const g = sv("g", { class: "legendbox" });
+      g.appendChild(sv("rect", { x: lx, y: ly, width: lw, height: lh * series.length + 4, fill: "#fff", "fill-opacity": 0.85, stroke: "#d9dde3" }));
+      series.forEach((s, k) => {
+        const color = s.color || ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"][k % 5];
+        g.appendChild(sv("line", { x1: lx + 5, x2: lx + 21, y1: ly + 9 + lh * k, y2: ly + 9 + lh * k, stroke: color, "stroke-width": bars ? 7 : 2,
+          "stroke-dasharray": s.dash ? "5 3" : null }));
+        g.appendChild(sv("text", { x: lx + 25, y: ly + 13 + lh * k, class: "tick" }, s.name));
+      });
+      svg.appendChild(g);
+    }
+    return el("div", { class: "chart" }, svg, spec.note ? el("p", { class: "legend", text: spec.note }) : null);
   }
   function note(text) { return text ? el("p", { class: "note", text }) : null; }
 
@@ -127,7 +219,7 @@
     else if (h.NothingShown) div.appendChild(note("WARNING: this memory showed the agent nothing in the first 10% of the tasks."));
     const charts = el("div", { class: "charts" });
     for (const key of ["sr", "growth", "cost"]) {
-      if (r.charts && r.charts[key]) charts.appendChild(el("div", { class: "chart" }, svgNode(r.charts[key])));
+      if (r.charts && r.charts[key]) charts.appendChild(chart(r.charts[key]));
     }
     div.appendChild(charts);
     div.appendChild(el("h2", { text: "Protocol and settings (run.json)" }));
@@ -413,7 +505,7 @@
     div.appendChild(table([{ h: "id", id: 1 }, { h: "name" }, { h: "kind" }, { h: "born in episode", num: 1 }, { h: "degree", num: 1 }, { h: "gamma", num: 1, d: 3 }],
       h.never_retrieved, { csv: "never_retrieved-" + name + ".csv", pane: this }));
     div.appendChild(el("h2", { text: "Utility (gamma, Eq. 3) of the " + h.n_skills + " skill nodes" }));
-    if (this.run.charts.utility) div.appendChild(el("div", { class: "chart" }, svgNode(this.run.charts.utility)));
+    if (this.run.charts.utility) div.appendChild(chart(this.run.charts.utility));
     div.appendChild(table([{ h: "id", id: 1 }, { h: "name" }, { h: "kind" }, { h: "gamma", num: 1, d: 3 }, { h: "nu", num: 1 }, { h: "degree", num: 1 }],
       h.utility, { csv: "utility-" + name + ".csv", pane: this }));
     const sig = this.run.significance || {};
@@ -442,7 +534,7 @@
       { h: "pruned", num: 1, d: 0 }, { h: "non-empty (%)", num: 1, d: 1 }, { h: "episodes", num: 1 }],
       RUNS.map((r) => [r.name, r.method, r.summary.SR, r.summary.Steps, r.summary.TotalTokens, r.health.Inserted,
         r.health.Merged, r.health.Pruned, r.health.NonEmpty, r.summary.N])));
-    if (DATA.overlay) o.appendChild(el("div", { class: "chart", style: "max-width:760px" }, svgNode(DATA.overlay)));
+    if (DATA.overlay) o.appendChild(el("div", { class: "charts" }, chart(DATA.overlay)));
   }
   function main() {
     if (DATA.skillworld) {
