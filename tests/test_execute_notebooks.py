@@ -55,6 +55,11 @@ def test_a_changed_cell_source_takes_its_new_outputs_and_the_run_time_is_written
     assert t.keep_unchanged(old, new, t.sanitizers()) == 1
     assert new.cells[0].outputs[0]["text"] == "latency 7.4 ms\n"
     head = nbformat.v4.new_notebook()
-    head.cells.append(nbformat.v4.new_markdown_cell("> **Run time:** about 40 s on 2 cores."))
-    assert t.write_run_time(head, 12.6) and "about 15 s" in head.cells[0].source
+    head.cells.append(nbformat.v4.new_markdown_cell(
+        "> **Study time:** about 60 min.  \n"
+        "> **Compute time:** about 40 s alone, 60 s with two at once (2 CPU cores)."))
+    assert t.write_run_time(head, 12.6) and "about 15 s alone, 60 s with two" in head.cells[0].source
     assert not t.write_run_time(head, 14.0)  # rounds to the same 15 s: nothing to write
+    assert t.write_run_time(head, 31, workers=2)
+    assert "about 15 s alone, 30 s with two at once" in head.cells[0].source
+    assert "Study time:** about 60 min" in head.cells[0].source  # written by hand, kept

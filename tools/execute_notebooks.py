@@ -3,6 +3,7 @@
 really changed.
 
     .venv/bin/python tools/execute_notebooks.py [notebooks/NN_name.ipynb ...]   # default: all
+    .venv/bin/python tools/execute_notebooks.py --workers 2 --write-run-times
 
 Each notebook runs top to bottom in a fresh kernel (nbclient, the engine of nbconvert and
 nbval) with the environment of `make test`. Then every code cell whose new outputs equal
@@ -12,9 +13,14 @@ tagged ``volatile`` (a wall-clock measurement, which differs on every run by nat
 its committed outputs while its source is unchanged; ipywidgets' random model ids are
 masked, and a notebook whose every output was kept keeps its saved widget state too. So re-running an unchanged notebook
 leaves the file byte-identical, and a notebook whose results changed shows exactly the
-cells that did. Prints each notebook's run time (``--write-run-times`` also writes it into the notebook's
-header, the number the README copies); exits 1 on the first notebook that fails (a cell
-error), leaving that file as it was.
+cells that did. Prints each notebook's compute time; exits 1 on the first notebook that
+fails (a cell error), leaving that file as it was.
+
+``--workers 2`` runs two notebooks at a time (the longest first), as `make notebooks` runs
+nbval. ``--write-run-times`` writes the measured compute time into the notebook's header
+line ``**Compute time:** about A s alone, B s with two at once``: A from a run with one
+worker, B from a run with two (measure each on an otherwise idle machine). The study
+time beside it (``**Study time:** about N min``) is a measure of people, written by hand.
 
 Not here: checking outputs (nbval, `make notebooks`), the figures the notebooks write
 (their cells call `viz.save_figure`, which writes deterministic PNG bytes).
@@ -83,22 +89,31 @@ def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> 
     return changed
 
 
-RUN_TIME = re.compile(r"(\*\*Run time:\*\* about )(\d+)( s)")
+RUN_TIME = re.compile(r"(\*\*Compute time:\*\* about )(\d+)( s alone, )(\d+)( s with two at once)")
+"""The header's compute-time line: group 2 is the time alone, group 4 two at a time."""
 
 
-def write_run_time(nb, seconds: float) -> bool:
-    """Put the measured run time (rounded to 5 s, at least 5) into the notebook's header
-    line ``**Run time:** about N s``; True when it changed."""
+def write_run_time(nb, seconds: float, workers: int = 1) -> bool:
+    """Put the measured compute time (rounded to 5 s, at least 5) into the notebook's
+    header: the "alone" figure for `workers` = 1, the "with two at once" figure for 2;
+    True when it changed."""
     cell = nb.cells[0]
-    shown = max(5, int(round(seconds / 5.0)) * 5)
-    new = RUN_TIME.sub(lambda m: f"{m.group(1)}{shown}{m.group(3)}", cell.source, count=1)
+    shown = str(max(5, int(round(seconds / 5.0)) * 5))
+    group = 2 if workers == 1 else 4
+
+    def put(m: re.Match) -> str:
+        parts = [m.group(i) for i in range(1, 6)]
+        parts[group - 1] = shown
+        return "".join(parts)
+
+    new = RUN_TIME.sub(put, cell.source, count=1)
     changed = new != cell.source
     cell.source = new
     return changed
 
 
 def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
-            run_time: bool = False) -> tuple[int, float]:
+            run_time: bool = False, workers: int = 1) -> tuple[int, float]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -119,28 +134,51 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
     if not changed and "widgets" in old.metadata:  # the panels' saved state, whose model ids
         nb.metadata["widgets"] = old.metadata["widgets"]  # are random, belongs to the outputs kept
     if run_time:
-        write_run_time(nb, seconds)
+        write_run_time(nb, seconds, workers)
     text = nbformat.writes(nb) + "\n"
     if path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return changed, seconds
 
 
+def _alone(path: Path) -> int:
+    """The header's compute time alone (0 when absent): the longest run first."""
+    m = RUN_TIME.search(path.read_text(encoding="utf-8"))
+    return int(m.group(2)) if m else 0
+
+
+def _run(args: tuple) -> tuple[str, int, float]:
+    path, subs, run_time, workers = args
+    changed, seconds = execute(path, subs, run_time=run_time, workers=workers)
+    return path.name, changed, seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notebooks", nargs="*", type=Path)
+    ap.add_argument("--workers", type=int, choices=(1, 2), default=1,
+                    help="notebooks run at a time (2: as `make notebooks` runs nbval)")
     ap.add_argument("--write-run-times", action="store_true",
-                    help="also write each notebook's measured run time into its header "
-                    "(\"**Run time:** about N s\"; measure on an otherwise idle machine)")
+                    help="also write each notebook's measured compute time into its header "
+                    "(the figure alone with --workers 1, two at once with --workers 2; measure "
+                    "on an otherwise idle machine)")
     args = ap.parse_args(argv)
     os.environ.update(ENV)
-    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = [Path(p).resolve() for p in args.notebooks] or sorted(
+        (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     subs = sanitizers()
     total = time.perf_counter()
-    for path in paths:
-        changed, seconds = execute(Path(path).resolve(), subs, run_time=args.write_run_times)
-        print(f"{Path(path).name}: {seconds:.0f} s, {changed} code cell(s) with new outputs",
-              flush=True)
+    jobs = [(p, subs, args.write_run_times, args.workers)
+            for p in sorted(paths, key=_alone, reverse=args.workers > 1)]
+    if args.workers == 1:
+        results = map(_run, jobs)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=args.workers)
+        results = pool.map(_run, jobs)
+    for name, changed, seconds in results:
+        print(f"{name}: {seconds:.0f} s, {changed} code cell(s) with new outputs", flush=True)
     print(f"all: {time.perf_counter() - total:.0f} s")
     return 0
 
