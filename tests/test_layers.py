@@ -40,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": set(),
     "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                 "runner", "compare"},
-    "course": set(),
+    "course": {"core", "agent"},
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
