@@ -12,9 +12,10 @@ read-only system, the Python installation and this package, and only the grading
 folder writable; ``"process"`` runs it as a plain subprocess (for a machine without
 bubblewrap, when the teacher says so: the learner's code then runs with the teacher's
 rights). When bubblewrap is asked for and cannot run here, grading refuses with one
-line (fails closed). Either way each cell has a time limit (`answer_timeout` for the
-learner's cells, `cell_timeout` for the instructor's), the whole run has
-`total_timeout`, and a graded function runs in the sandbox again (contained.py).
+line (fails closed). Either way each cell has a time limit (`answer_timeout` for
+answer cells and cells the learner added, `cell_timeout` for the instructor's cells), the
+whole run has `total_timeout`, and a graded function runs in the sandbox again
+(contained.py).
 
 The report also flags a learner cell that rebinds the grader's names or reaches into
 ``hyperskill_lite.course``: in-kernel tests can be subverted by code that rewrites them,
