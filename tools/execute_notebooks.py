@@ -21,8 +21,11 @@ notebook that fails (a cell error), leaving that file as it was.
 ``--workers 2`` runs two notebooks at a time (the longest first), as `make notebooks` runs
 nbval. ``--write-run-times`` writes the measured compute time into the notebook's header
 line ``**Compute time:** about A s alone, B s with two at once``: A from a run with one
-worker, B from a run with two (measure each on an otherwise idle machine). The study
-time beside it (``**Study time:** about N min``) is a measure of people, written by hand.
+worker, B from a run with two. The figure written is the CPU seconds the notebook's
+kernel used (Linux; the wall clock elsewhere): on an otherwise idle 2-core machine that is
+the wall clock, alone and two at a time, and other jobs on the machine do not inflate it,
+as they inflate the wall clock printed beside it. The study time beside it (``**Study
+time:** about N min``) is a measure of people, written by hand.
 
 Not here: checking outputs (nbval, `make notebooks`), the figures the notebooks write
 (their cells call `viz.save_figure`, which writes deterministic PNG bytes).
@@ -195,8 +198,8 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
     changed = keep_unchanged(old, nb, subs)
     if not changed and "widgets" in old.metadata:  # the panels' saved state, whose model ids
         nb.metadata["widgets"] = old.metadata["widgets"]  # are random, belongs to the outputs kept
-    if run_time:
-        write_run_time(nb, seconds, workers)
+    if run_time:  # the kernel's CPU seconds: the wall clock of an otherwise idle machine
+        write_run_time(nb, cpu[0] if cpu[0] is not None else seconds, workers)
     text = nbformat.writes(nb) + "\n"
     if path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
