@@ -8,8 +8,11 @@ maintenance ratio rho, beta, delta_dedup, delta_merge, the world's phrasing vari
 profile, seed and method. With the hashing encoder (the default here) a 60-episode run
 answers in a second or two; with MiniLM it is fast once its embedding cache is warm.
 
-`panel(draw, **defaults)` builds the controls: each change re-runs `short_run` and calls
-``draw(exploration)`` to redraw. In a notebook, a plain cell draws the default settings as
+`panel(draw, methods=None, **defaults)` builds the controls: each change re-runs
+`short_run` and calls ``draw(exploration)`` to redraw. `methods` limits the method
+dropdown to the ones `draw` can draw: a drawing that reads the hypergraph passes
+`hypergraph_methods()` (HyperSkill, its ablations, flat retrieval), since the baselines
+and no-memory keep no `HypergraphMemory`. In a notebook, a plain cell draws the default settings as
 a static figure (what nbval checks); the panel cell beside it carries
 ``# NBVAL_IGNORE_OUTPUT`` because a widget's output is live. A status line under the
 controls says which knobs the figure below it shows (`describe`), or that a run is under
@@ -25,19 +28,20 @@ from __future__ import annotations
 
 import html
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.methods import make_method
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.methods import METHODS, make_method
 from hyperskill_lite.runner import read_records, run_episodes, shuffled, summarize
 from hyperskill_lite.types import MemorySystem
 from hyperskill_lite.world import PHRASINGS, PROFILES, SimExecutor, SimLLM, WorldParams, make_tasks
 
-__all__ = ["Exploration", "KNOBS", "describe", "short_run", "panel"]
+__all__ = ["Exploration", "KNOBS", "describe", "hypergraph_methods", "short_run", "panel"]
 
 KNOBS: dict[str, Any] = {
     "method": "hyperskill",
@@ -104,6 +108,20 @@ def short_run(**knobs: Any) -> Exploration:
     return Exploration(k, records, system, summarize(records))
 
 
+def hypergraph_methods() -> list[str]:
+    """The registered methods whose system keeps a `HypergraphMemory` (``system.memory``),
+    sorted: what a drawing of the hypergraph can show. Found by building each method
+    once with the hashing encoder (no run).
+
+    >>> "hyperskill" in hypergraph_methods() and "no-memory" not in hypergraph_methods()
+    True
+    """
+    encoder = encoder_by_name("hashing")
+    return sorted(m for m in METHODS
+                  if isinstance(getattr(make_method(m, SimLLM(seed=0), encoder), "memory", None),
+                                HypergraphMemory))
+
+
 def describe(knobs: dict[str, Any]) -> str:
     """One line naming the knobs of a run, in `KNOBS` order (what the panel's status line
     shows).
@@ -117,17 +135,24 @@ def describe(knobs: dict[str, Any]) -> str:
     return " · ".join(f"{name} = {fmt(knobs[name])}" for name in KNOBS if name in knobs)
 
 
-def panel(draw: Callable[[Exploration], Any], **defaults: Any) -> Any:
+def panel(draw: Callable[[Exploration], Any], methods: Sequence[str] | None = None,
+          **defaults: Any) -> Any:
     """ipywidgets controls for every knob; each change re-runs `short_run` and calls
-    `draw` on the result inside the panel's output area. Returns the panel (a VBox)."""
+    `draw` on the result inside the panel's output area. `methods`: the methods the
+    dropdown offers (default: every registered one); the default method must be among
+    them. Returns the panel (a VBox)."""
     import ipywidgets as w
     from IPython.display import display
 
     k = {**KNOBS, **defaults}
-    from hyperskill_lite.methods import METHODS
+    offered = sorted(METHODS) if methods is None else list(methods)
+    unknown = set(offered) - set(METHODS)
+    if unknown or k["method"] not in offered:
+        raise ValueError(f"panel: methods must be registered and hold the default method "
+                         f"{k['method']!r}; got {offered}")
 
     controls = {
-        "method": w.Dropdown(options=sorted(METHODS), value=k["method"], description="method"),
+        "method": w.Dropdown(options=offered, value=k["method"], description="method"),
         "profile": w.Dropdown(options=list(PROFILES), value=k["profile"], description="profile"),
         "phrasing": w.Dropdown(options=list(PHRASINGS), value=k["phrasing"],
                                description="phrasing"),

@@ -55,6 +55,43 @@ def test_a_changed_cell_source_takes_its_new_outputs_and_the_run_time_is_written
     assert t.keep_unchanged(old, new, t.sanitizers()) == 1
     assert new.cells[0].outputs[0]["text"] == "latency 7.4 ms\n"
     head = nbformat.v4.new_notebook()
-    head.cells.append(nbformat.v4.new_markdown_cell("> **Run time:** about 40 s on 2 cores."))
-    assert t.write_run_time(head, 12.6) and "about 15 s" in head.cells[0].source
+    head.cells.append(nbformat.v4.new_markdown_cell(
+        "> **Study time:** about 60 min.  \n"
+        "> **Compute time:** about 40 s alone, 60 s with two at once (2 CPU cores)."))
+    assert t.write_run_time(head, 12.6) and "about 15 s alone, 60 s with two" in head.cells[0].source
     assert not t.write_run_time(head, 14.0)  # rounds to the same 15 s: nothing to write
+    assert t.write_run_time(head, 31, workers=2)
+    assert "about 15 s alone, 30 s with two at once" in head.cells[0].source
+    assert "Study time:** about 60 min" in head.cells[0].source  # written by hand, kept
+
+
+def test_a_print_cut_into_chunks_is_one_output_and_keeps_the_committed_bytes():
+    """How the kernel cuts a print into stream chunks depends on the machine's load: the
+    chunks are joined, and equal to the committed output, which is kept."""
+    t = tool()
+    old = _nb(("show()", "s9 'a merged skill'\n", ()))
+    new = _nb(("show()", "s9", ()))
+    new.cells[0].outputs.append(nbformat.v4.new_output("stream", name="stdout",
+                                                       text=" 'a merged skill'\n"))
+    assert t.keep_unchanged(old, new, t.sanitizers()) == 0
+    assert new.cells[0].outputs == old.cells[0].outputs
+
+
+def test_a_widget_view_keeps_its_committed_bytes_whatever_its_key_order():
+    """A panel's output: the kernel sends the view's keys in its own order, the committed
+    file holds them sorted, and the model id is random on every run."""
+    t = tool()
+
+    def panel(view):
+        nb = nbformat.v4.new_notebook()
+        c = nbformat.v4.new_code_cell("panel()")
+        c.id = "p"
+        c.outputs = [nbformat.v4.new_output("execute_result", execution_count=3, data={
+            "application/vnd.jupyter.widget-view+json": view, "text/plain": "VBox()"})]
+        nb.cells.append(c)
+        return nb
+
+    old = panel({"model_id": "a" * 32, "version_major": 2, "version_minor": 0})
+    new = panel({"version_major": 2, "version_minor": 0, "model_id": "b" * 32})
+    assert t.keep_unchanged(old, new, t.sanitizers()) == 0
+    assert new.cells[0].outputs == old.cells[0].outputs

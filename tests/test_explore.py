@@ -49,3 +49,34 @@ def test_panel_reruns_and_redraws_on_every_change():
     k_slider = next(c for row in box.children[:3] for c in row.children if c.description == "k")
     k_slider.value = 4
     assert len(seen) == 2 and seen[-1]["k"] == 4 and seen[-1]["episodes"] == 20
+
+
+def test_a_panel_offers_only_the_methods_its_drawing_can_draw():
+    """Notebook 03's drawing reads `x.system.memory` (a HypergraphMemory): its panel offers
+    `hypergraph_methods()`, and every one of them gives a run that has that memory."""
+    pytest.importorskip("ipywidgets")
+    from hyperskill_lite.core.memory import HypergraphMemory
+    from hyperskill_lite.explore import hypergraph_methods
+
+    offered = hypergraph_methods()
+    assert "hyperskill" in offered and "flat" in offered
+    assert "no-memory" not in offered and "memp" not in offered
+
+    drawn = []
+
+    def draw(x: Exploration) -> str:
+        assert isinstance(x.system.memory, HypergraphMemory)  # what 03's draw_kappa reads
+        drawn.append(x.knobs["method"])
+        return x.knobs["method"]
+
+    box = panel(draw, methods=offered, episodes=20)
+    dropdown = next(c for row in box.children[:3] for c in row.children
+                    if c.description == "method")
+    assert list(dropdown.options) == offered
+    for method in offered:  # each one draws without an error in the callback
+        dropdown.value = method
+    assert sorted(set(drawn)) == offered  # a callback that raised would not have drawn
+    status = box.children[3].value
+    assert status.startswith("showing:") and f"method = {offered[-1]}" in status
+    with pytest.raises(ValueError, match="hold the default method"):
+        panel(draw, methods=["flat"], episodes=20)

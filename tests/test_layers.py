@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": set(),
     "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                 "runner", "compare"},
-    "course": set(),
+    "course": {"core", "agent"},
     "studio": {"core", "types", "runner", "protocol", "plots"},
     "_startup": set(),
     "__main__": {"cli"},

@@ -45,19 +45,21 @@ def test_the_check_itself(src, ok):
     assert (GLOBAL.search(src) is None) == ok
 
 
-def test_exercises_check_themselves_and_hide_their_solutions():
-    with_exercises = 0
+def test_solutions_sit_in_collapsed_answer_cells_and_nowhere_else():
+    """Every notebook 01-09 has exercises; a solution sits only between nbgrader's markers
+    in an answer cell (tagged ``solution``, collapsed), never in prose or another cell,
+    where nbgrader would refuse to release the notebook."""
+    begin, end = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
+    with_exercises = set()
     for nb in NOTEBOOKS:
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
-        solutions = [c for c in cells if "solution" in c["metadata"].get("tags", [])]
-        if not solutions:
-            continue
-        with_exercises += 1
-        for c in solutions:
-            assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
+        for c in cells:
             src = "".join(c["source"])
-            assert "answer = " in src and 'check("' in src, nb.name
-            # run top to bottom, each solution checks itself and passes
-            out = "".join("".join(o.get("text", "")) for o in c["outputs"])
-            assert out.strip().endswith(": correct"), (nb.name, out)
-    assert with_exercises >= 4
+            tagged = "solution" in c["metadata"].get("tags", [])
+            if tagged:
+                with_exercises.add(nb.name[:2])
+                assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
+                assert c["metadata"]["nbgrader"]["solution"], nb.name
+            assert (begin in src and end in src) == tagged, (nb.name, c.get("id"))
+            assert "HIDDEN TESTS" not in src or "exercise-test" in c["metadata"].get("tags", [])
+    assert with_exercises == {f"{i:02d}" for i in range(1, 10)}

@@ -98,12 +98,16 @@ def test_the_notebook_run_times_are_the_notebooks_own():
     import json
 
     text = README.read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `(\d\d)_\w+` \| (\d+ s) \|", text, re.M))
+    rows = {n: (study, alone, pair) for n, study, alone, pair in re.findall(
+        r"^\| `(\d\d)_\w+` \| (\d+) min \| (\d+) s / (\d+) s \|", text, re.M)}
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert len(rows) == len(notebooks) >= 10
     for nb in notebooks:
         head = "".join(json.loads(nb.read_text())["cells"][0]["source"])
-        own = re.search(r"\*\*Run time:\*\* about (\d+ s)", head).group(1)
+        study = re.search(r"\*\*Study time:\*\* about (\d+) min", head).group(1)
+        alone, pair = re.search(r"\*\*Compute time:\*\* about (\d+) s alone, (\d+) s with two",
+                                head).groups()
+        own = (study, alone, pair)
         assert rows[nb.name[:2]] == own, f"{nb.name}: README says {rows[nb.name[:2]]}, header {own}"
 
 

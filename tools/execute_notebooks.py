@@ -3,6 +3,7 @@
 really changed.
 
     .venv/bin/python tools/execute_notebooks.py [notebooks/NN_name.ipynb ...]   # default: all
+    .venv/bin/python tools/execute_notebooks.py --workers 2 --write-run-times
 
 Each notebook runs top to bottom in a fresh kernel (nbclient, the engine of nbconvert and
 nbval) with the environment of `make test`. Then every code cell whose new outputs equal
@@ -10,11 +11,21 @@ the committed ones once nbval's sanitizers (tests/nbval_sanitize.cfg: timings, t
 paths, addresses) are applied keeps its committed outputs byte for byte, and a cell
 tagged ``volatile`` (a wall-clock measurement, which differs on every run by nature) keeps
 its committed outputs while its source is unchanged; ipywidgets' random model ids are
-masked, and a notebook whose every output was kept keeps its saved widget state too. So re-running an unchanged notebook
+masked (and a print cut into several stream chunks compared as one), and a notebook whose
+every output was kept keeps its saved widget state too. So re-running an unchanged notebook
 leaves the file byte-identical, and a notebook whose results changed shows exactly the
-cells that did. Prints each notebook's run time (``--write-run-times`` also writes it into the notebook's
-header, the number the README copies); exits 1 on the first notebook that fails (a cell
-error), leaving that file as it was.
+cells that did. Prints each notebook's compute time (wall clock, and the CPU seconds its
+kernel used, which another load on the machine does not inflate); exits 1 on the first
+notebook that fails (a cell error), leaving that file as it was.
+
+``--workers 2`` runs two notebooks at a time (the longest first), as `make notebooks` runs
+nbval. ``--write-run-times`` writes the measured compute time into the notebook's header
+line ``**Compute time:** about A s alone, B s with two at once``: A from a run with one
+worker, B from a run with two. The figure written is the CPU seconds the notebook's
+kernel used (Linux; the wall clock elsewhere): on an otherwise idle 2-core machine that is
+the wall clock, alone and two at a time, and other jobs on the machine do not inflate it,
+as they inflate the wall clock printed beside it. The study time beside it (``**Study
+time:** about N min``) is a measure of people, written by hand.
 
 Not here: checking outputs (nbval, `make notebooks`), the figures the notebooks write
 (their cells call `viz.save_figure`, which writes deterministic PNG bytes).
@@ -50,13 +61,55 @@ WIDGET_ID = re.compile(r"\b[0-9a-f]{32}\b")
 """An ipywidgets model id: random on every run, never meaningful in an output."""
 
 
-def comparable(outputs: list[dict], subs: list[tuple[re.Pattern, str]]) -> str:
-    """Outputs as text with the sanitizers applied and widget model ids masked (images
-    compared as they are)."""
-    text = WIDGET_ID.sub("WIDGET", json.dumps(outputs, sort_keys=True))
+def _sanitized(text, subs: list[tuple[re.Pattern, str]]) -> str:
+    if isinstance(text, list):
+        text = "".join(text)
+    elif not isinstance(text, str):  # a JSON payload (a widget's view): keys in one order
+        text = json.dumps(text, sort_keys=True)
     for rx, rep in subs:
         text = rx.sub(rep, text)
-    return text
+    return WIDGET_ID.sub("WIDGET", text)
+
+
+def comparable(outputs: list[dict], subs: list[tuple[re.Pattern, str]]) -> str:
+    """Outputs as text with the sanitizers applied to each output's text as nbval applies
+    them (line by line, so a pattern anchored at a line's end matches), prints cut into
+    chunks joined, widget model ids masked; images compared as they are.
+
+    >>> subs = [(re.compile(r"(?m)(\\d\\.\\d{2}\\s{2,}\\d+\\s{2,})\\d+\\.\\d{3}$"), r"\\1S")]
+    >>> row = lambda t: [{"output_type": "stream", "name": "stdout", "text": [f"a 2.00  33228  {t}\\n"]}]
+    >>> comparable(row("0.002"), subs) == comparable(row("0.026"), subs)
+    True
+    """
+    norm = []
+    for o in coalesce_streams(copy.deepcopy(outputs)):
+        if "text" in o:
+            o["text"] = _sanitized(o["text"], subs)
+        if isinstance(o.get("data"), dict):
+            o["data"] = {k: _sanitized(v, subs) if k.startswith("text/") or "json" in k else v
+                         for k, v in o["data"].items()}
+        norm.append(o)
+    return json.dumps(norm, sort_keys=True)
+
+
+def coalesce_streams(outputs: list[dict]) -> list[dict]:
+    """Adjacent stream outputs of one stream joined into one, as nbval compares them: how
+    a print is cut into chunks depends on when the kernel flushed, not on the code.
+
+    >>> coalesce_streams([{"output_type": "stream", "name": "stdout", "text": "s9"},
+    ...                   {"output_type": "stream", "name": "stdout", "text": " x\\n"}])
+    [{'output_type': 'stream', 'name': 'stdout', 'text': 's9 x\\n'}]
+    """
+    out: list[dict] = []
+    for o in outputs:
+        if (o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream"
+                and out[-1].get("name") == o.get("name")):
+            prev = out[-1]
+            text = lambda t: "".join(t) if isinstance(t, list) else t  # noqa: E731
+            prev["text"] = text(prev.get("text", "")) + text(o.get("text", ""))
+        else:
+            out.append(o)
+    return out
 
 
 def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> int:
@@ -67,6 +120,7 @@ def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> 
     for i, cell in enumerate(new["cells"]):
         if cell["cell_type"] != "code":
             continue
+        cell["outputs"] = coalesce_streams(cell.get("outputs", []))
         before = old_cells.get(cell.get("id"))
         if before is None and i < len(old["cells"]):
             before = old["cells"][i]
@@ -83,22 +137,40 @@ def keep_unchanged(old: dict, new: dict, subs: list[tuple[re.Pattern, str]]) -> 
     return changed
 
 
-RUN_TIME = re.compile(r"(\*\*Run time:\*\* about )(\d+)( s)")
+RUN_TIME = re.compile(r"(\*\*Compute time:\*\* about )(\d+)( s alone, )(\d+)( s with two at once)")
+"""The header's compute-time line: group 2 is the time alone, group 4 two at a time."""
 
 
-def write_run_time(nb, seconds: float) -> bool:
-    """Put the measured run time (rounded to 5 s, at least 5) into the notebook's header
-    line ``**Run time:** about N s``; True when it changed."""
+def write_run_time(nb, seconds: float, workers: int = 1) -> bool:
+    """Put the measured compute time (rounded to 5 s, at least 5) into the notebook's
+    header: the "alone" figure for `workers` = 1, the "with two at once" figure for 2;
+    True when it changed."""
     cell = nb.cells[0]
-    shown = max(5, int(round(seconds / 5.0)) * 5)
-    new = RUN_TIME.sub(lambda m: f"{m.group(1)}{shown}{m.group(3)}", cell.source, count=1)
+    shown = str(max(5, int(round(seconds / 5.0)) * 5))
+    group = 2 if workers == 1 else 4
+
+    def put(m: re.Match) -> str:
+        parts = [m.group(i) for i in range(1, 6)]
+        parts[group - 1] = shown
+        return "".join(parts)
+
+    new = RUN_TIME.sub(put, cell.source, count=1)
     changed = new != cell.source
     cell.source = new
     return changed
 
 
+def kernel_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds a process and its finished children used (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
-            run_time: bool = False) -> tuple[int, float]:
+            run_time: bool = False, workers: int = 1) -> tuple[int, float, float | None]:
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -107,6 +179,14 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
     nb = copy.deepcopy(old)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
+    cpu: list[float | None] = [None]
+
+    def after_cell(**_: object) -> None:  # the kernel's CPU so far: what a load cannot inflate
+        pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
+        if pid:
+            cpu[0] = kernel_cpu_seconds(pid)
+
+    client.on_cell_executed = after_cell
     t0 = time.perf_counter()
     try:
         client.execute()
@@ -118,29 +198,53 @@ def execute(path: Path, subs: list[tuple[re.Pattern, str]], timeout: int = 900,
     changed = keep_unchanged(old, nb, subs)
     if not changed and "widgets" in old.metadata:  # the panels' saved state, whose model ids
         nb.metadata["widgets"] = old.metadata["widgets"]  # are random, belongs to the outputs kept
-    if run_time:
-        write_run_time(nb, seconds)
+    if run_time:  # the kernel's CPU seconds: the wall clock of an otherwise idle machine
+        write_run_time(nb, cpu[0] if cpu[0] is not None else seconds, workers)
     text = nbformat.writes(nb) + "\n"
     if path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
-    return changed, seconds
+    return changed, seconds, cpu[0]
+
+
+def _alone(path: Path) -> int:
+    """The header's compute time alone (0 when absent): the longest run first."""
+    m = RUN_TIME.search(path.read_text(encoding="utf-8"))
+    return int(m.group(2)) if m else 0
+
+
+def _run(args: tuple) -> tuple[str, int, float, float | None]:
+    path, subs, run_time, workers = args
+    return (path.name, *execute(path, subs, run_time=run_time, workers=workers))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notebooks", nargs="*", type=Path)
+    ap.add_argument("--workers", type=int, choices=(1, 2), default=1,
+                    help="notebooks run at a time (2: as `make notebooks` runs nbval)")
     ap.add_argument("--write-run-times", action="store_true",
-                    help="also write each notebook's measured run time into its header "
-                    "(\"**Run time:** about N s\"; measure on an otherwise idle machine)")
+                    help="also write each notebook's measured compute time into its header "
+                    "(the figure alone with --workers 1, two at once with --workers 2; measure "
+                    "on an otherwise idle machine)")
     args = ap.parse_args(argv)
     os.environ.update(ENV)
-    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = [Path(p).resolve() for p in args.notebooks] or sorted(
+        (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     subs = sanitizers()
     total = time.perf_counter()
-    for path in paths:
-        changed, seconds = execute(Path(path).resolve(), subs, run_time=args.write_run_times)
-        print(f"{Path(path).name}: {seconds:.0f} s, {changed} code cell(s) with new outputs",
-              flush=True)
+    if args.workers > 1:  # the longest first, as make notebooks orders nbval
+        paths = sorted(paths, key=_alone, reverse=True)
+    jobs = [(p, subs, args.write_run_times, args.workers) for p in paths]
+    if args.workers == 1:
+        results = map(_run, jobs)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=args.workers)
+        results = pool.map(_run, jobs)
+    for name, changed, seconds, cpu in results:
+        used = f" (the kernel's CPU: {cpu:.0f} s)" if cpu is not None else ""
+        print(f"{name}: {seconds:.0f} s{used}, {changed} code cell(s) with new outputs", flush=True)
     print(f"all: {time.perf_counter() - total:.0f} s")
     return 0
 

@@ -36,7 +36,8 @@ from hyperskill_lite.core.records import ContextItem
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
-__all__ = ["Retrieval", "retrieve", "top_k", "kappa_counts", "format_context", "MODES"]
+__all__ = ["Retrieval", "retrieve", "top_k", "kappa_counts", "rank_skills", "format_context",
+           "MODES"]
 
 MODES = ("full", "no-subtask", "no-trajectory", "flat")
 
@@ -101,6 +102,19 @@ def kappa_counts(incidence: Any, edge_cols: Sequence[int]) -> tuple[np.ndarray, 
     sub.eliminate_zeros()
     rows, kappa = np.unique(sub.indices, return_counts=True)
     return rows.astype(np.int64), kappa.astype(np.int64)
+
+
+def rank_skills(kappa: np.ndarray, sim: np.ndarray) -> np.ndarray:
+    """The order of Eq. 9 over the candidates R_s: kappa descending, then the cosine to
+    the task descending (rounded to `SCORE_DECIMALS`), then position (the candidates come
+    in creation order). S_q is the first k_s. kappa, sim: (r,) -> (r,) int64 indices.
+
+    >>> rank_skills(np.array([1, 2, 1]), np.array([0.3, 0.1, 0.9]))
+    array([1, 2, 0])
+    """
+    kappa = np.asarray(kappa)
+    sim = _rounded(np.asarray(sim, dtype=np.float64))
+    return np.lexsort((np.arange(len(kappa)), -sim, -kappa)).astype(np.int64)
 
 
 def format_context(
@@ -349,7 +363,7 @@ def retrieve(
         members, via = _columns(*memory._inc["skill"].pairs(), e_star)  # skills of E*
         r_s, kappa = np.unique(members, return_counts=True)  # Eq. 7-8
         sim = _rounded(S.emb[r_s] @ q_task)  # (r,) cos(h_dq, h_v), the tie-breaker
-        order = np.lexsort((r_s, -sim, -kappa))  # Eq. 9: kappa desc, cos desc, creation
+        order = rank_skills(kappa, sim)  # Eq. 9: kappa desc, cos desc, creation order
         s_q = r_s[order[:k_s]]
         ranked = [S.ids[r] for r in r_s[order].tolist()]
         out.kappa = dict(zip(ranked, kappa[order].tolist()))

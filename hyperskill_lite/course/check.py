@@ -1,54 +1,48 @@
-"""The exercise check the notebooks call: `check` compares a learner's answer with the value
-the library computes, prints one verdict line and returns a `Verdict`.
+"""The checks a learner runs: `check` for an answer, `check_function` for a function the
+learner writes. Each prints a verdict (correct, not yet, not answered), and when the
+answer is not right yet the form expected and a hint, with values rounded; it returns a
+`Verdict` (true when correct; a notebook does not echo it) and never raises, so running
+a whole notebook goes on past an exercise not done yet.
 
-The notebooks use one pattern: an exercise cell where the learner sets ``answer``
-(``None`` until answered), a check cell ``check("04.1", answer, <library call>)``, and a
-collapsed solution cell that computes the answer by hand and checks it the same way.
+A check knows only what a student copy may hold: the digest of a value
+(catalog.exercises.toml, answers.digest) and a function's public examples. Grading runs
+the instructor's tests instead (verify.py): the library's value, hidden inputs.
 
-A check cell shows only the verdict line: the returned `Verdict` is a structured result
-(true when correct) that a notebook does not echo. When ``$HYPERSKILL_CHECK_LOG`` names a
-file, each check also appends its verdict there as one JSON line, which is how the grader
-(grade.py) reads a notebook's results; our addition, like the whole course.
-
->>> v = check("demo", None, 0.5)
-exercise demo: not answered yet (set `answer` in the exercise cell above, then run it and this cell)
+>>> v = check("04.1", None)
+exercise 04.1: not answered yet: set `answer` in the cell above to a number between 0 and 1 (three decimals are enough), run it, then run this cell
 >>> v.status, bool(v)
 ('not answered', False)
->>> bool(check("demo", 0.50004, 0.5, tol=1e-3))
-exercise demo: correct
+>>> bool(check("04.1", 0.705))
+exercise 04.1: correct
 True
->>> bool(check("demo", {"b", "a"}, ["a", "b"]))
+>>> check("demo", [1, 2], (1, 2.0000001)).status  # an id the catalog does not hold
 exercise demo: correct
-True
->>> check("demo", 0.7, 0.5).status
-exercise demo: not yet: 0.7 is not the library's value; look at the hint and try again
-'wrong'
+'correct'
 
-Not here: anything the library computes (the expected value is always passed in, from a
-library call in the check cell); running a notebook to grade it (grade.py).
+Not here: the grader's tests (verify.py), running a function (contained.py).
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from numbers import Number
-from pathlib import Path
 from typing import Any
 
-__all__ = ["CHECK_LOG_ENV", "STATUSES", "Verdict", "check"]
+from hyperskill_lite.course.answers import FormError, accepts, compare_outputs, encode, shown
+from hyperskill_lite.course.catalog import Exercise, catalog, exercise
+from hyperskill_lite.course.contained import cell_source, explain_error, run_function
 
-CHECK_LOG_ENV = "HYPERSKILL_CHECK_LOG"
-"""The environment variable naming the file where each check appends its verdict."""
+__all__ = ["STATUSES", "Verdict", "call_text", "check", "check_function", "function_feedback"]
+
 STATUSES = ("correct", "wrong", "not answered")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
 class Verdict:
     """One check's result: the `exercise` id, its `status` (one of `STATUSES`), the
-    `line` printed, and a short repr of the `answer`. True when correct."""
+    text printed, and the `answer` as shown. True when correct."""
 
     exercise: str
     status: str
@@ -59,24 +53,26 @@ class Verdict:
         return self.status == "correct"
 
     def _ipython_display_(self) -> None:
-        """Show nothing: the verdict line is printed already (a check cell would otherwise
-        echo the result under it)."""
+        """Show nothing: the verdict is printed already."""
 
-    def to_json(self) -> str:
-        """One JSON line (the check log's format)."""
-        return json.dumps({"exercise": self.exercise, "status": self.status,
-                           "answer": self.answer}, ensure_ascii=False)
+
+def _say(ex: str, status: str, text: str, answer: str = "") -> Verdict:
+    print(text)
+    return Verdict(ex, status, text, answer)
+
+
+def _advice(spec: Exercise) -> str:
+    return f"\n  expected: {spec.form}\n  hint: {spec.hint}"
 
 
 def _same(answer: Any, expected: Any, tol: float) -> bool:
+    """The comparison of an exercise the catalog does not hold (a teacher's own)."""
     if isinstance(expected, Number) and not isinstance(expected, bool):
-        if not isinstance(answer, Number) or isinstance(answer, bool):
-            return False
-        return abs(float(answer) - float(expected)) <= tol
+        return (isinstance(answer, Number) and not isinstance(answer, bool)
+                and abs(float(answer) - float(expected)) <= tol)
     if isinstance(expected, set | frozenset) or (
-        isinstance(answer, set | frozenset) and isinstance(expected, Iterable)
-        and not isinstance(expected, str | bytes | dict)
-    ):
+            isinstance(answer, set | frozenset) and isinstance(expected, Iterable)
+            and not isinstance(expected, str | bytes | dict)):
         try:
             return set(answer) == set(expected)
         except TypeError:
@@ -87,30 +83,99 @@ def _same(answer: Any, expected: Any, tol: float) -> bool:
     return bool(answer == expected)
 
 
-def _log(verdict: Verdict) -> None:
-    path = os.environ.get(CHECK_LOG_ENV)
-    if path:
-        with Path(path).open("a", encoding="utf-8") as f:
-            f.write(verdict.to_json() + "\n")
+def check(ex: str, answer: Any, expected: Any = _MISSING, tol: float = 1e-6) -> Verdict:
+    """Print whether `answer` is right for exercise `ex` and return the `Verdict`.
 
-
-def check(name: str, answer: Any, expected: Any, tol: float = 1e-6) -> Verdict:
-    """Print whether `answer` matches `expected` (numbers within `tol`; a set or an
-    unordered collection compared as sets when either side is a set; lists element-wise)
-    and return the `Verdict`. `None` means not answered yet: a message, not an error."""
-    shown = repr(answer)
-    shown = shown if len(shown) <= 200 else shown[:197] + "..."
+    Exercises of the catalog are checked against their digest (or against `expected`
+    when given); any other id needs `expected` (numbers within `tol`, sets as sets, lists
+    element-wise). ``None`` means not answered yet: a message, not an error."""
+    spec = catalog().get(ex)
+    if spec is None and expected is _MISSING:
+        return _say(ex, "wrong", f"exercise {ex}: unknown exercise (not in the catalog); "
+                                 "pass the expected value to check it")
     if answer is None:
-        status = "not answered"
-        line = (f"exercise {name}: not answered yet (set `answer` in the exercise cell above, "
-                "then run it and this cell)")
-    elif _same(answer, expected, tol):
-        status, line = "correct", f"exercise {name}: correct"
-    else:
-        status = "wrong"
-        line = (f"exercise {name}: not yet: {shown} is not the library's value; "
-                "look at the hint and try again")
-    print(line)
-    verdict = Verdict(name, status, line, "" if answer is None else shown)
-    _log(verdict)
-    return verdict
+        form = spec.form if spec else "your answer"
+        return _say(ex, "not answered", f"exercise {ex}: not answered yet: set `answer` in the "
+                    f"cell above to {form}, run it, then run this cell")
+    decimals = spec.decimals if spec else 3
+    if spec is None:
+        ok = _same(answer, expected, tol)
+        text = f"exercise {ex}: correct" if ok else (
+            f"exercise {ex}: not yet: {shown(answer, decimals)} is not the library's value")
+        return _say(ex, "correct" if ok else "wrong", text, shown(answer, decimals))
+    try:
+        if expected is _MISSING:
+            ok = accepts(answer, spec.spec(), digest_=spec.digest)
+        else:
+            ok = accepts(answer, spec.spec(), expected=expected)
+    except FormError as e:
+        return _say(ex, "wrong", f"exercise {ex}: not yet: the answer should be {e}"
+                    + _advice(spec), shown(answer, decimals))
+    if ok:
+        return _say(ex, "correct", f"exercise {ex}: correct", shown(answer, decimals))
+    places = f" (compared to {decimals} decimals)" if spec.kind == "float" else ""
+    return _say(ex, "wrong", f"exercise {ex}: not yet: {shown(answer, decimals)} is not the "
+                f"value{places}" + _advice(spec), shown(answer, decimals))
+
+
+def call_text(name: str, args: Iterable[Any], kwargs: dict[str, Any] | None = None,
+              decimals: int = 3) -> str:
+    """``name(arg, ...)`` with the arguments rounded, for feedback.
+
+    >>> call_text("gamma", [[3, 1], 0.70000001])
+    'gamma([3, 1], 0.7)'
+    """
+    parts = [shown(a, decimals, limit=80) for a in args]
+    parts += [f"{k}={shown(v, decimals, limit=40)}" for k, v in (kwargs or {}).items()]
+    return f"{name}({', '.join(parts)})"
+
+
+EXAMPLE_ATOL = 1e-4
+"""Public examples are written with a few decimals (exercises.toml): compared to 1e-4."""
+
+
+def function_feedback(spec: Exercise, fn: Callable, cases: list[tuple[list, dict]],
+                      expected: list[Any], label: str, atol: float = 1e-9) -> tuple[str, str]:
+    """(status, text) for `fn` on `cases` against the `expected` outputs (within rtol 1e-6
+    and `atol`); the cases are called "example" or "hidden input" (`label`) in the text."""
+    name = getattr(fn, "__name__", "") or spec.name
+    if not callable(fn) or not name.isidentifier():
+        return "wrong", f"{spec.name} should be a function written with `def {spec.name}(...)`"
+    try:
+        source = cell_source(fn)
+    except (TypeError, OSError) as e:
+        return "wrong", f"cannot read the code of {name} ({e}); define it in a notebook cell"
+    run = run_function(source, name, cases, timeout=spec.timeout)
+    if run.problem:
+        return "wrong", run.problem
+    if all("ok" in r and r["ok"] is None for r in run.results) and any(
+            e is not None for e in expected):
+        return "not answered", f"{name} returns None: write its body"
+    for i, (res, (args, kwargs), want) in enumerate(zip(run.results, cases, expected), 1):
+        call = call_text(name, args, kwargs, spec.decimals)
+        if "error" in res:
+            return "wrong", f"on {label} {i}, {call}: {explain_error(res['error'], name)}"
+        diff = compare_outputs(res["ok"], encode(want), atol=atol)
+        if diff:
+            return "wrong", f"on {label} {i}, {call}: {diff}"
+    return "correct", ""
+
+
+def _examples(spec: Exercise) -> tuple[list[tuple[list, dict]], list[Any]]:
+    cases = [(list(e.get("args", [])), dict(e.get("kwargs", {}))) for e in spec.examples]
+    return cases, [e.get("expected") for e in spec.examples]
+
+
+def check_function(ex: str, fn: Callable) -> Verdict:
+    """Run the learner's function `fn` for coding exercise `ex` on the catalog's public
+    examples, contained (contained.py), print the verdict and return it. Grading also
+    tries hidden inputs (verify.py)."""
+    spec = exercise(ex)
+    cases, expected = _examples(spec)
+    status, text = function_feedback(spec, fn, cases, expected, "example", EXAMPLE_ATOL)
+    if status == "correct":
+        return _say(ex, status, f"exercise {ex}: correct on the {len(cases)} examples "
+                    "(grading also tries inputs you do not see)")
+    if status == "not answered":
+        return _say(ex, status, f"exercise {ex}: not answered yet: {text}" + _advice(spec))
+    return _say(ex, status, f"exercise {ex}: not yet: {text}" + _advice(spec))

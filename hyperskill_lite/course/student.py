@@ -1,84 +1,136 @@
-"""Student copies of the notebooks: the solution cells removed and the answers blank, for
-a class to work in (as fastbook ships clean copies of its notebooks; our addition).
+"""Student copies of the notebooks, made with nbgrader's own release steps: solution
+regions stripped (`ClearSolutions`), hidden tests stripped (`ClearHiddenTests`), check
+and test cells locked (`LockCells`) and checksummed (`ComputeChecksums`), the metadata
+validated (`CheckCellMetadata`). Then, ours: the exercise cells' outputs are cleared,
+the instructor-only tag ``solution`` and the collapsed source removed, and a note under
+the title says where the solutions are. A test cell stays, holding only its comment
+line (the site drops it: ``remove-cell``); grading restores its hidden test. The other cells keep their outputs, figures
+included, so a copy reads well before it is run (and the student site shows them).
 
-`student_notebook(nb)` returns the copy of one notebook: every solution cell is dropped,
-each answer cell's ``answer = ...`` line reads ``answer = None  # your answer here`` and
-the exercise cells' outputs are cleared (the rest keep theirs, figures included, so the
-copy still reads well before it is run). `write_student_copies(src, out)` writes the
-copies of ``src/NN_*.ipynb`` into `out`.
-
+`student_notebook(nb)` returns the copy of one notebook; `write_student_copies(src, out)`
+writes the copies of ``src/NN_*.ipynb`` into `out`, readable by the class (mode 0644).
 It never overwrites a file the user owns: `out` must be new, empty, or a folder this
 command made (it leaves a manifest of what it wrote, with each file's hash); there it
 rewrites only its own files left unchanged since, and refuses when one was edited (a
 student's work). Refusals are a `StudentCopyError` with one line for the user.
 
+>>> from hyperskill_lite.course.exercises import exercise_metadata
 >>> nb = {"cells": [
-...     {"cell_type": "code", "source": "answer = 3", "outputs": [], "execution_count": 1,
-...      "metadata": {"exercise": {"id": "04.1", "role": "answer"}}},
-...     {"cell_type": "code", "source": "answer = 0.7", "outputs": [], "execution_count": 2,
-...      "metadata": {"exercise": {"id": "04.1", "role": "solution"}, "tags": ["solution"]}}],
-...     "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
->>> [c["source"] for c in student_notebook(nb)["cells"]]
-['answer = None  # your answer here']
+...     {"cell_type": "markdown", "id": "t", "metadata": {}, "source": "# 04 · title"},
+...     {"cell_type": "code", "outputs": [], "execution_count": 1, "id": "a",
+...      "source": "answer = None  # your answer here\\n### BEGIN SOLUTION\\nanswer = 0.7\\n### END SOLUTION",
+...      "metadata": exercise_metadata("04.1", "answer")}],
+...     "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+...                                 "language": "python"}},
+...     "nbformat": 4, "nbformat_minor": 5}
+>>> [c["id"] for c in student_notebook(nb)["cells"]]
+['t', 'student-copy-note', 'a']
+>>> student_notebook(nb)["cells"][2]["source"]
+'answer = None  # your answer here'
 
 Not here: grading (grade.py).
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.course.exercises import exercise_cells, read_notebook
+from hyperskill_lite.course.exercises import NotebookError, exercise_cells, read_notebook
 
-__all__ = ["MANIFEST", "StudentCopyError", "student_notebook", "write_student_copies"]
+__all__ = ["MANIFEST", "NOTE", "StudentCopyError", "student_notebook", "write_student_copies"]
 
 MANIFEST = ".hyperskill-student.json"
-BLANK = "answer = None  # your answer here"
-ANSWER_LINE = re.compile(r"^answer\s*=.*$", re.MULTILINE)
+NOTE = (
+    "> **Student copy.** The exercises' answer cells are blank: write your answer (or the "
+    "function) there and run the check cell under it, which says *correct* or *not yet*, "
+    "with the form expected and a hint. The solutions are in the instructor edition (the "
+    "course repository's `notebooks/` folder, and the instructor site), which your teacher "
+    "shares when they choose. Grading (`python -m hyperskill_lite.course grade`) runs this "
+    "notebook again with the instructor's tests, which try inputs you do not see."
+)
+NOTE_ID = "student-copy-note"
 
 
 class StudentCopyError(Exception):
     """A refusal, with a one-line message for the user."""
 
 
+def _nbgrader_release(nb: dict[str, Any]) -> Any:
+    try:
+        import nbformat
+        from nbgrader.preprocessors import (
+            CheckCellMetadata,
+            ClearHiddenTests,
+            ClearSolutions,
+            ComputeChecksums,
+            LockCells,
+        )
+    except ImportError as e:
+        raise StudentCopyError(f"student copies are made with nbgrader, which is not installed "
+                               f"({e.name} is missing): pip install -e '.[course]'") from e
+    node = nbformat.reads(json.dumps(nb), as_version=4)  # sources as strings
+    resources: dict[str, Any] = {}
+    steps = [ClearSolutions(code_stub={"python": ""}), ClearHiddenTests(), LockCells(),
+             ComputeChecksums(), CheckCellMetadata()]
+    try:
+        for step in steps:
+            node, resources = step.preprocess(node, resources)
+    except (RuntimeError, ValueError) as e:
+        raise NotebookError(f"nbgrader cannot release this notebook: {e}") from e
+    out = json.loads(nbformat.writes(node))
+    for cell in out["cells"]:
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    return out
+
+
+def _tidy(source: str) -> str:
+    """A cleared answer: no lines of bare indentation, no trailing blank lines."""
+    return "\n".join(line.rstrip() for line in source.splitlines()).rstrip("\n")
+
+
 def student_notebook(nb: dict[str, Any]) -> dict[str, Any]:
     """The student copy of notebook `nb` (module docstring)."""
-    nb = copy.deepcopy(nb)
-    roles = {c.index: c.role for c in exercise_cells(nb["cells"])}
+    out = _nbgrader_release(nb)
+    roles = {c.index: c.role for c in exercise_cells(out["cells"])}
     cells = []
-    for i, cell in enumerate(nb["cells"]):
-        if roles.get(i) == "solution" or "solution" in cell.get("metadata", {}).get("tags", []):
-            continue
-        if i in roles:
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            if roles[i] == "answer":
-                source = ANSWER_LINE.sub(BLANK, source) if ANSWER_LINE.search(source) \
-                    else source.rstrip("\n") + "\n" + BLANK
-            cell["source"] = source
+    for i, cell in enumerate(out["cells"]):
+        role = roles.get(i)
+        if role is not None:
+            meta = cell["metadata"]
+            meta["tags"] = [t for t in meta.get("tags", []) if t != "solution"]
+            meta.get("jupyter", {}).pop("source_hidden", None)
+            if not meta.get("jupyter"):
+                meta.pop("jupyter", None)
+            if role in ("answer", "test"):
+                cell["source"] = _tidy(cell["source"])
             cell["outputs"] = []
             cell["execution_count"] = None
         cells.append(cell)
-    nb["cells"] = cells
-    nb.get("metadata", {}).pop("widgets", None)
-    return nb
+    if roles:
+        note = {"cell_type": "markdown", "id": NOTE_ID, "metadata": {"tags": ["student-note"]},
+                "source": NOTE}
+        cells = cells[:1] + [note] + cells[1:]
+    out["cells"] = cells
+    out.get("metadata", {}).pop("widgets", None)
+    return out
 
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, mode)  # the class reads these: not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -116,7 +168,10 @@ def write_student_copies(src: Path, out: Path) -> list[Path]:
         manifest = found
     copies = {}
     for path in notebooks:
-        nb = student_notebook(read_notebook(path))
+        try:
+            nb = student_notebook(read_notebook(path))
+        except NotebookError as e:
+            raise NotebookError(f"{path.name}: {e}") from e
         copies[path.name] = (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode()
     for name in copies:
         target = out / name
