@@ -197,8 +197,10 @@ def _command(work: Path, isolation: str) -> tuple[list[str], dict[str, str], Pat
     cmd = [sys.executable, str(PACKAGE / "course" / "autograde.py"), str(inside)]
     if isolation == "bwrap":
         package = PACKAGE
-        cmd = bwrap_command(shutil.which("bwrap") or "bwrap", work, as_root=False) + [
-            "--ro-bind", str(package), str(package)] + cmd
+        # the python tool's container (its script slot holds the grader, unused there),
+        # with the grading folder bound over its empty /sandbox
+        cmd = bwrap_command(shutil.which("bwrap") or "bwrap", Path(cmd[1]), as_root=False) + [
+            "--bind", str(work), INSIDE, "--ro-bind", str(package), str(package)] + cmd
     return cmd, env, inside
 
 
