@@ -70,25 +70,31 @@ def _tmpfs(target, size, mode):
     _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
 
 
+def _cover(top, keep_all, size, mode):
+    """An empty tmpfs over `top`, with the kept folders inside it (the interpreter's, such
+    as a venv under /tmp) bound back read-only."""
+    keep = [d for d in keep_all if d == top or d.startswith(top.rstrip("/") + "/")]
+    fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY) for d in keep]  # before it is hidden
+    _tmpfs(top, size, mode)
+    for d, fd in zip(keep, fds):
+        os.makedirs(d, mode=0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", d, None, MS_BIND | MS_REC)
+        _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+        os.close(fd)
+
+
 def _namespaces(cfg):
-    """Process mode as root: own mount, network and IPC namespaces; homes hidden."""
+    """Process mode as root: own mount, network and IPC namespaces; homes hidden; fresh
+    temporary folders (the interpreter's folders inside them stay, read-only)."""
     _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     for top in cfg["hide"]:
-        if not os.path.isdir(top):
-            continue
-        keep = [d for d in cfg["keep"] if d == top or d.startswith(top.rstrip("/") + "/")]
-        fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY) for d in keep]  # before it is hidden
-        _tmpfs(top, 1 << 20, "0755")
-        for d, fd in zip(keep, fds):
-            os.makedirs(d, mode=0o755, exist_ok=True)
-            _mount(f"/proc/self/fd/{fd}", d, None, MS_BIND | MS_REC)
-            _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
-            os.close(fd)
-    _tmpfs("/tmp", cfg["disk_bytes"], "1777")
+        if os.path.isdir(top):
+            _cover(top, cfg["keep"], 1 << 20, "0755")
+    _cover("/tmp", cfg["keep"], cfg["disk_bytes"], "1777")
     for d in ("/var/tmp", "/dev/shm"):
         if os.path.isdir(d):
-            _tmpfs(d, cfg["tmp_bytes"], "1777")
+            _cover(d, cfg["keep"], cfg["tmp_bytes"], "1777")
 
 
 def _drop_capabilities():
