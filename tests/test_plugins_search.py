@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder, tool_call
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox, make_search, resolve_search
 from hyperskill_lite.agent.tools.hits import SearchHit
 from hyperskill_lite.agent.tools.providers import (
@@ -28,11 +27,16 @@ from hyperskill_lite.agent.tools.providers import (
     unregister_provider,
 )
 from hyperskill_lite.agent.tools.settings import endpoints, key_env, search_choices
-from hyperskill_lite.agent.tools.testweb import KEYS, TestWeb
 from hyperskill_lite.cli import main
 from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.cli.tool_options import add_arguments, settings_from_args
 from hyperskill_lite.runner import read_records
+from hyperskill_lite.testing.scripted_server import (
+    ScriptedServer,
+    prompt_aware_responder,
+    tool_call,
+)
+from hyperskill_lite.testing.testweb import KEYS, TestWeb
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "Grey Petrel schooner length"

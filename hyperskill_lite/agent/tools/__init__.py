@@ -14,11 +14,10 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 - `files` — which files may be read and where attachments may point; `documents/` —
   documents as text, converted in a limited child process and cached; `readers` —
   which extractor and converters are available; `media` — images and audio;
-- `sandbox` — `PythonSandbox` (bubblewrap, or process limits);
-- `testweb` — a hermetic web on loopback for tests and the live smoke; `testweb_hostile`
-  — a hostile one (bombs, slow drips, injections) for the hostile-input suite.
+- `sandbox` — `PythonSandbox` (bubblewrap, or process limits).
 
-Not here: the agent loop (loop.py), the model client (llm.py).
+Not here: the agent loop (loop.py), the model client (llm.py), the hermetic and hostile
+webs tests use (`hyperskill_lite.testing`).
 """
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus, bm25_scores, tokenize

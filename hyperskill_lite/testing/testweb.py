@@ -54,10 +54,10 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.loopback import LoopbackServer
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
 from hyperskill_lite.agent.tools.providers import SearchProvider, provider_classes
-from hyperskill_lite.agent.tools.testweb_files import WAV_TRANSCRIPT, make_files
+from hyperskill_lite.testing.loopback import LoopbackServer
+from hyperskill_lite.testing.testweb_files import WAV_TRANSCRIPT, make_files
 
 __all__ = ["TestWeb", "KEYS", "TEST_KEY", "LONG_SECRET", "search_path", "page_html"]
 
