@@ -13,6 +13,7 @@ cycle or a forbidden import added to the real package is known to fail these tes
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from pathlib import Path
 
@@ -226,15 +227,18 @@ def stand_in_imports(repo: Path, package: str = PACKAGE) -> list[str]:
     """Files of the repository outside `STAND_IN_USERS` (and outside the package) that
     import the stand-ins: Python files, and the code cells of notebooks."""
     target = f"{package}.{STAND_INS}"
+    skip = {"build", "_build", "node_modules"}
+    top = {package, *STAND_IN_USERS}
     out = []
-    skip = {".venv", ".git", "build", "_build", "node_modules", package}
-    for path in sorted(repo.rglob("*.py")) + sorted(repo.rglob("*.ipynb")):
-        rel = path.relative_to(repo)
-        if rel.parts[0] in skip or rel.parts[0].startswith(".") or rel.parts[0] in STAND_IN_USERS:
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if target in text:
-            out.append(str(rel))
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip
+                         and not d.endswith(".egg-info")
+                         and not (Path(folder) == repo and d in top))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if path.suffix in (".py", ".ipynb") and target in path.read_text(
+                    encoding="utf-8", errors="replace"):
+                out.append(str(path.relative_to(repo)))
     return out
 
 
