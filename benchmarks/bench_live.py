@@ -2,7 +2,7 @@
 and what a real llama.cpp server with several slots gives in tokens per second.
 
 1. Streams (``make bench``'s live row). A stand-in OpenAI-compatible server
-   (``python -m hyperskill_lite.agent.scripted_server --latency L --direct``, its own
+   (``python -m hyperskill_lite.testing.scripted_server --latency L --direct``, its own
    process) answers every chat call after a fixed L seconds, so the server itself is
    never the bottleneck; N live sweep cells (``hyperskill`` on the 4 synthetic GAIA
    fixture tasks, the hashing encoder, the LLM GT judge, seeds 0..N-1) run against it as
@@ -56,7 +56,7 @@ class StandIn:
     """The scripted server in a process of its own (no GIL shared with the client)."""
 
     def __init__(self, latency: float) -> None:
-        self.cmd = [sys.executable, "-m", "hyperskill_lite.agent.scripted_server",
+        self.cmd = [sys.executable, "-m", "hyperskill_lite.testing.scripted_server",
                     "--latency", str(latency), "--direct"]
         self.proc: subprocess.Popen | None = None
         self.base_url = ""

@@ -10,14 +10,14 @@ from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.framing import frame
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
-from hyperskill_lite.agent.scripted_server import (
+from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
+from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     error,
     prompt_aware_responder,
     text,
     tool_call,
 )
-from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
 from hyperskill_lite.types import ContextItem, MemoryContext, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

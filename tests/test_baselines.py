@@ -14,7 +14,6 @@ import pytest
 
 import hyperskill_lite.baselines.prompts as bp
 from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
-from hyperskill_lite.agent.scripted_server import ScriptedServer, text
 from hyperskill_lite.baselines.awm import AgentWorkflowMemory
 from hyperskill_lite.baselines.base import render_context, union_meta
 from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
@@ -40,6 +39,7 @@ from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import BASELINES, DESCRIPTIONS, VARIANTS, make_method
 from hyperskill_lite.runner import run_episodes, shuffled
+from hyperskill_lite.testing.scripted_server import ScriptedServer, text
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, MemorySystem
 from hyperskill_lite.world import SimExecutor, SimLLM, latent_of, make_tasks
 
@@ -691,8 +691,8 @@ def test_memevolve_as_shipped_notes_facts_within_a_task_every_five_steps():
 
 def test_memevolve_notes_reach_the_live_agent_in_later_steps():
     from hyperskill_lite.agent.loop import AgentExecutor
-    from hyperskill_lite.agent.scripted_server import tool_call
     from hyperskill_lite.agent.tools import Toolbox
+    from hyperskill_lite.testing.scripted_server import tool_call
 
     tasks, _, _ = world(n=1)
 

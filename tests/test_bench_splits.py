@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder
 from hyperskill_lite.bench import (
     BenchmarkDataError,
     NoJudge,
@@ -27,6 +26,7 @@ from hyperskill_lite.bench import (
 )
 from hyperskill_lite.cli import main
 from hyperskill_lite.runner import read_records
+from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
 from hyperskill_lite.types import Episode, Task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"

@@ -9,7 +9,7 @@ import pytest
 
 from hyperskill_lite.agent.cassette import Cassette, CassetteMiss, env_secrets, request_key
 from hyperskill_lite.agent.llm import LLMConnectionError, PromptedLLM
-from hyperskill_lite.agent.scripted_server import ScriptedServer, error, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, Skill, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

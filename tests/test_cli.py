@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder
 from hyperskill_lite.cli import main
 from hyperskill_lite.runner import read_records
+from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

@@ -22,7 +22,13 @@ import pytest
 
 from hyperskill_lite.agent.llm import LLMConnectionError, LLMError, LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.scripted_server import (
+from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.bench import make_judge
+from hyperskill_lite.cli import main
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.methods import make_method
+from hyperskill_lite.runner import read_records, run_episodes
+from hyperskill_lite.testing.scripted_server import (
     Reply,
     ScriptedServer,
     error,
@@ -31,12 +37,6 @@ from hyperskill_lite.agent.scripted_server import (
     text,
     tool_call,
 )
-from hyperskill_lite.agent.tools import Toolbox
-from hyperskill_lite.bench import make_judge
-from hyperskill_lite.cli import main
-from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.types import Episode, Extraction, Skill, Task
 
 INJECTION = (
@@ -602,7 +602,7 @@ def test_a_failed_extraction_still_updates_the_stats_of_what_was_retrieved(tmp_p
     """The first two episodes teach the memory; the third's extraction reply is unusable:
     no hyperedge is added, but the elements its retrieval used still count the episode
     (nu + 1), and the record says so."""
-    from hyperskill_lite.agent.scripted_server import prompt_aware_responder
+    from hyperskill_lite.testing.scripted_server import prompt_aware_responder
 
     calls = {"extract": 0}
 

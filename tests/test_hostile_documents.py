@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from hyperskill_lite.agent.tools import Caps, Converter, DocumentError, Toolbox
-from hyperskill_lite.agent.tools.testweb_hostile import (
+from hyperskill_lite.testing.testweb_hostile import (
     _bomb_docx,
     _bomb_pdf,
     _bomb_zip,

@@ -12,7 +12,7 @@ import pytest
 
 from hyperskill_lite.agent.tools import ContentRefused, HttpClient, Toolbox
 from hyperskill_lite.agent.tools.body import BOMB_RATIO, BodyRefused, Inflater, parse_encodings
-from hyperskill_lite.agent.tools.testweb_hostile import INFLATED_BYTES, HostileWeb
+from hyperskill_lite.testing.testweb_hostile import INFLATED_BYTES, HostileWeb
 
 
 @pytest.fixture(scope="module")

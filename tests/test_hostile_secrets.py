@@ -17,13 +17,13 @@ import json
 import os
 
 from hyperskill_lite.agent.framing import unframe
-from hyperskill_lite.agent.scripted_server import (
+from hyperskill_lite.cli import main
+from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     prompt_aware_responder,
     text,
     tool_call,
 )
-from hyperskill_lite.cli import main
 
 SSH_KEY = "SSH-KEY-SECRET-d41f"
 DOTENV = "DOTENV-SECRET-77b2"

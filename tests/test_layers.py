@@ -1,8 +1,10 @@
 """The package's architecture, checked from the source: every import of every module (ast:
 module level, inside functions and under ``if TYPE_CHECKING`` alike) forms a graph that
 must have no cycle; ``core/`` imports nothing else of the package and, at module level,
-no third-party package but numpy and scipy; nothing but ``__main__`` imports the CLI; and
-each area imports only the areas the dependency rule allows (README, "Layout").
+no third-party package but numpy and scipy; nothing but ``__main__`` imports the CLI;
+nothing in the package imports the test stand-ins (``testing/``), and outside it only
+tests, benchmarks, tools/ and notebooks do; and each area imports only the areas the
+dependency rule allows (README, "Layout").
 
 The checker itself is tested on small packages written to a temporary directory, so a
 cycle or a forbidden import added to the real package is known to fail these tests.
@@ -11,6 +13,7 @@ cycle or a forbidden import added to the real package is known to fail these tes
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from pathlib import Path
 
@@ -44,12 +47,20 @@ ALLOWED: dict[str, set[str]] = {
     "course": {"core", "agent"},
     "studio": {"core", "types", "runner", "protocol", "plots"},
     "_startup": set(),
+    "testing": {"core", "types", "agent"},
     "__main__": {"cli"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
                  "stats", "logs", "serve", "studio", "_startup"},
 }
-"""Area -> the other areas its modules may import (an area may always import itself)."""
+"""Area -> the other areas its modules may import (an area may always import itself).
+No area lists "testing": the stand-ins are imported only from outside the package."""
+
+STAND_INS = "testing"
+"""The test stand-ins' area: only `STAND_IN_USERS` import it."""
+STAND_IN_USERS = {"tests", "benchmarks", "tools", "notebooks"}
+"""Top-level folders of the repository whose files may import the stand-ins (tests, the
+benchmark harness, the live-smoke and hostile-input scripts, the notebooks)."""
 
 CORE_THIRD_PARTY = {"numpy", "scipy"}
 """What core/ may import at module level besides the standard library."""
@@ -206,6 +217,35 @@ def test_nothing_but_main_imports_the_cli(graph):
     assert users == [f"{PACKAGE}.__main__"]
 
 
+def test_nothing_in_the_package_imports_the_test_stand_ins(graph):
+    users = sorted(f"{m} -> {d}" for m, deps in graph.items() if area(m) != STAND_INS
+                   for d in deps if area(d) == STAND_INS)
+    assert users == []
+
+
+def stand_in_imports(repo: Path, package: str = PACKAGE) -> list[str]:
+    """Files of the repository outside `STAND_IN_USERS` (and outside the package) that
+    import the stand-ins: Python files, and the code cells of notebooks."""
+    target = f"{package}.{STAND_INS}"
+    skip = {"build", "_build", "node_modules"}
+    top = {package, *STAND_IN_USERS}
+    out = []
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip
+                         and not d.endswith(".egg-info")
+                         and not (Path(folder) == repo and d in top))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if path.suffix in (".py", ".ipynb") and target in path.read_text(
+                    encoding="utf-8", errors="replace"):
+                out.append(str(path.relative_to(repo)))
+    return out
+
+
+def test_only_tests_benchmarks_tools_and_notebooks_import_the_stand_ins():
+    assert stand_in_imports(ROOT.parent) == []
+
+
 def test_every_area_imports_only_what_the_rule_allows(graph):
     assert forbidden(graph) == []
 
@@ -214,7 +254,8 @@ def test_every_module_belongs_to_a_known_area(graph):
     assert sorted({area(m) for m in graph} - set(ALLOWED)) == []
 
 
-@pytest.mark.parametrize("sub", ["core", "agent", "baselines", "world", "bench", "plots"])
+@pytest.mark.parametrize("sub", ["core", "agent", "baselines", "world", "bench", "plots",
+                                 "testing"])
 def test_each_subpackage_says_what_it_may_import(sub):
     doc = ast.get_docstring(ast.parse((ROOT / sub / "__init__.py").read_text()))
     assert doc and "May import" in doc, f"{sub}/__init__.py must say what it may import"
@@ -269,6 +310,22 @@ def test_checker_flags_core_importing_outside_and_anyone_importing_the_cli(tmp_p
     assert any("only __main__ may import the CLI" in b for b in bad)
     assert any(b.startswith(f"{PACKAGE}.plots -> {PACKAGE}.world") for b in bad)
     assert find_cycle(import_graph(root, PACKAGE)) is None
+
+
+def test_checker_flags_the_package_importing_the_stand_ins_and_other_folders_too(tmp_path):
+    root = _package(tmp_path, {
+        "testing/__init__.py": "",
+        "testing/web.py": "from hyperskill_lite.agent import x\n",
+        "agent/__init__.py": "def f():\n    from hyperskill_lite.testing import web\n",
+    })
+    bad = forbidden(import_graph(root, PACKAGE))
+    assert bad == [f"{PACKAGE}.agent -> {PACKAGE}.testing.web (agent may import only "
+                   f"{sorted(ALLOWED['agent'])})"]
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("import hyperskill_lite.testing.web\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "conf.py").write_text("from hyperskill_lite.testing import web\n")
+    assert stand_in_imports(tmp_path) == ["docs/conf.py"]
 
 
 def test_checker_flags_core_importing_pandas_at_module_level(tmp_path):

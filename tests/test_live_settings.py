@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.scripted_server import Reply, ScriptedServer, prompt_aware_responder
 from hyperskill_lite.agent.settings import ModelSettings, make_llms, parse_extra_body, usage_totals
 from hyperskill_lite.cli import main
 from hyperskill_lite.cli.model_options import add_arguments, settings_from_args
 from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.sweep import SweepError, parse_sweep
+from hyperskill_lite.testing.scripted_server import Reply, ScriptedServer, prompt_aware_responder
 
 KEY = "sk-test-SETTINGS-0123456789abcdef"
 JUDGE_KEY = "sk-test-JUDGE-0123456789abcdef"

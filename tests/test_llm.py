@@ -15,7 +15,7 @@ from hyperskill_lite.agent.llm import (
     PromptedLLM,
     UsageSnapshot,
 )
-from hyperskill_lite.agent.scripted_server import ScriptedServer, error, raw, slow, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer, error, raw, slow, text
 from hyperskill_lite.types import Episode, Skill, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"
@@ -230,7 +230,7 @@ def test_a_429_with_retry_after_is_honoured(header):
 
 
 def test_reasoning_content_is_kept_apart_from_the_answer():
-    from hyperskill_lite.agent.scripted_server import Reply
+    from hyperskill_lite.testing.scripted_server import Reply
 
     with ScriptedServer([Reply(content=json.dumps(STEPS), reasoning="Let me think: two steps.")]
                         ) as srv:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from hyperskill_lite.agent.llm import PromptedLLM
-from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder, text
 from hyperskill_lite.cli import main
 from hyperskill_lite.logs import LOGGER, RUN_LOG, file_level, run_log, setup_logging
+from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder, text
 
 KEY = "sk-test-LOGGING-0123456789abcdef"
 

@@ -9,16 +9,16 @@ import pytest
 
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.scripted_server import (
+from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.methods import make_method
+from hyperskill_lite.runner import run_episodes
+from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     error,
     prompt_aware_responder,
     text,
 )
-from hyperskill_lite.agent.tools import Toolbox
-from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import run_episodes
 from hyperskill_lite.types import Task
 
 TASKS = [Task(f"t{i}", f"What is six times seven, variant {i}?", answer="42") for i in range(4)]

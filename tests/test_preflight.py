@@ -17,13 +17,13 @@ import pytest
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
-from hyperskill_lite.agent.scripted_server import (
+from hyperskill_lite.cli import main
+from hyperskill_lite.runner import read_records
+from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     error,
     prompt_aware_responder,
 )
-from hyperskill_lite.cli import main
-from hyperskill_lite.runner import read_records
 
 KEY = "sk-test-PREFLIGHT-0123456789abcdef"
 OTHER = "sk-test-ROTATED-0123456789abcdef"

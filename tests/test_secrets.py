@@ -21,19 +21,19 @@ import pytest
 
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
-from hyperskill_lite.agent.scripted_server import (
-    ScriptedServer,
-    error,
-    prompt_aware_responder,
-    text,
-)
-from hyperskill_lite.agent.scripted_server import tool_call as call
 from hyperskill_lite.agent.tools import HttpSearch, PythonSandbox, Toolbox
 from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import save_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner import read_records
+from hyperskill_lite.testing.scripted_server import (
+    ScriptedServer,
+    error,
+    prompt_aware_responder,
+    text,
+)
+from hyperskill_lite.testing.scripted_server import tool_call as call
 from hyperskill_lite.types import Skill, Task
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,9 +24,9 @@ import anyio  # noqa: E402
 import mcp.types as types  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from hyperskill_lite.agent.scripted_server import ScriptedServer, text  # noqa: E402
 from hyperskill_lite.core.io import verify_memory  # noqa: E402
 from hyperskill_lite.serve.shared import SharedMemory  # noqa: E402
+from hyperskill_lite.testing.scripted_server import ScriptedServer, text  # noqa: E402
 
 TASK = re.compile(r"\[BEGIN TASK: data from the client, not instructions\]\n(.*?)\n\[END TASK\]",
                   re.S)

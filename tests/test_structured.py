@@ -13,9 +13,9 @@ from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.prompts import SCHEMAS, action_schema
-from hyperskill_lite.agent.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.agent.structured import obj, response_format, string
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 TASK = Task("t1", "What is 6 times 7?")

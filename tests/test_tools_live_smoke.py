@@ -12,9 +12,9 @@ import pytest
 
 from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.tools import build_toolbox
-from hyperskill_lite.agent.tools.testweb import KEYS, TestWeb
 from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.cli.tool_options import add_arguments, settings_from_args
+from hyperskill_lite.testing.testweb import KEYS, TestWeb
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,8 +73,8 @@ def test_tool_calls_are_counted_per_episode_by_tool(tmp_path):
 def test_the_smoke_reads_the_probes_a_real_run_records(tmp_path, monkeypatch):
     """live_smoke judges structured outputs by what the run recorded; the probes' answers
     live in run.json's `observed` list (issue 31), and the smoke must find them there."""
-    from hyperskill_lite.agent.scripted_server import ScriptedServer, prompt_aware_responder
     from hyperskill_lite.cli import main
+    from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     tasks = tmp_path / "tasks.jsonl"

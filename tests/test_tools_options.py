@@ -47,7 +47,7 @@ def test_the_search_provider_comes_from_the_environment_too(monkeypatch):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--search", "bing"], "error: argument --search: unknown search provider 'bing'; choose "
-     "one of auto, serper, tavily, brave, searxng, duckduckgo, jina, corpus, url, none "
+     "one of auto, serper, tavily, brave, searxng, duckduckgo, jina, url, corpus, none "
      "(see run --help)"),
     (["--search-url", "localhost:8888"], "error: argument --search-url: must be an http(s) URL "
      "such as http://localhost:8888, got 'localhost:8888' (see run --help)"),

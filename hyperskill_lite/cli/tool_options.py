@@ -22,34 +22,54 @@ import os
 import urllib.parse
 from pathlib import Path
 
+from hyperskill_lite.agent.tools.providers import provider_classes
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 from hyperskill_lite.agent.tools.settings import (
     ENV_SEARCH,
     LIMIT_FIELDS,
-    SEARCH_CHOICES,
     ToolSettings,
+    auto_order,
+    search_choices,
 )
 
-__all__ = ["add_arguments", "settings_from_args", "search_choice", "http_url", "folder",
-           "tool_limit"]
+__all__ = ["add_arguments", "settings_from_args", "search_choice", "search_help",
+           "http_url", "folder", "tool_limit"]
 
 
 def search_choice(text: str) -> str:
-    """A search provider name (`SEARCH_CHOICES`).
+    """A search provider name (`search_choices`: the registered providers, plugins
+    included, and auto, corpus, none).
 
     >>> search_choice("Brave")
     'brave'
-    >>> search_choice("bing")
+    >>> search_choice("bing")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: unknown search provider 'bing'; choose one of auto, serper, \
-tavily, brave, searxng, duckduckgo, jina, corpus, url, none
+    argparse.ArgumentTypeError: unknown search provider 'bing'; choose one of auto, serper, ...
     """
     name = text.strip().lower()
-    if name not in SEARCH_CHOICES:
+    if name not in (choices := search_choices()):
         raise argparse.ArgumentTypeError(
-            f"unknown search provider {text!r}; choose one of {', '.join(SEARCH_CHOICES)}")
+            f"unknown search provider {text!r}; choose one of {', '.join(choices)}")
     return name
+
+
+def search_help() -> str:
+    """``--search``'s help, from the registered providers (their auto order, key and
+    endpoint variables).
+
+    >>> search_help()  # doctest: +ELLIPSIS
+    'web_search provider ($HYPERSKILL_SEARCH); auto: the corpus if --corpus, else ... none: no web_search'
+    """
+    classes = provider_classes()
+    tried = []
+    for name in auto_order():
+        cls = classes[name]
+        env = cls.key_env if cls.needs_key else (cls.endpoint_env,)
+        tried.append(f"{name} (${' or $'.join(v for v in env if v)})")
+    return (f"web_search provider (${ENV_SEARCH}); auto: the corpus if --corpus, else the "
+            f"url client if --search-url, else the first set up of: {', '.join(tried)}; "
+            "none: no web_search")
 
 
 def http_url(text: str) -> str:
@@ -105,11 +125,7 @@ def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> 
     env_search = os.environ.get(ENV_SEARCH) or "auto"
     group.add_argument(
         "--search", type=search_choice, default=env_search,
-        metavar="{" + ",".join(SEARCH_CHOICES) + "}",
-        help=f"web_search provider (${ENV_SEARCH}); auto: the corpus if --corpus, else "
-        "--search-url/$HYPERSKILL_SEARCH_URL, else the first of serper, tavily, brave, jina "
-        "whose key is set ($SERPER_API_KEY, $TAVILY_API_KEY, $BRAVE_API_KEY, $JINA_API_KEY), "
-        "else SearXNG at $SEARXNG_URL; none: no web_search")
+        metavar="{" + ",".join(search_choices()) + "}", help=search_help())
     group.add_argument(
         "--search-url", type=http_url, default=None, metavar="URL",
         help="the provider's endpoint instead of its public one (a self-hosted SearXNG, a "

@@ -3,8 +3,10 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 
 - `settings` — `ToolSettings`, every setting in one frozen record (run.json: `to_dict`);
 - `toolbox` — `Toolbox` (the tools, their schemas, ``call``) and `build_toolbox`;
-- `providers` — search providers (Serper, Tavily, Brave, SearXNG, Jina, DuckDuckGo,
-  the generic GET client) and `make_search`; `hits` — `SearchHit`;
+- `providers/` — search providers, one `SearchProvider` class per module (Serper,
+  Tavily, Brave, SearXNG, Jina, DuckDuckGo, the generic GET client), registered
+  (`register_provider`, or the ``hyperskill_lite.search`` entry points); `search` —
+  `make_search`, the run's backend; `hits` — `SearchHit`;
   `search_cache` — results kept on disk; `corpus` — `LocalCorpus` (BM25 over a folder);
 - `net` — the HTTP client and the guard against local and private addresses; `body` —
   bodies inflated under a cap, a deadline for a whole fetch;
@@ -12,11 +14,10 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 - `files` — which files may be read and where attachments may point; `documents/` —
   documents as text, converted in a limited child process and cached; `readers` —
   which extractor and converters are available; `media` — images and audio;
-- `sandbox` — `PythonSandbox` (bubblewrap, or process limits);
-- `testweb` — a hermetic web on loopback for tests and the live smoke; `testweb_hostile`
-  — a hostile one (bombs, slow drips, injections) for the hostile-input suite.
+- `sandbox` — `PythonSandbox` (bubblewrap, or process limits).
 
-Not here: the agent loop (loop.py), the model client (llm.py).
+Not here: the agent loop (loop.py), the model client (llm.py), the hermetic and hostile
+webs tests use (`hyperskill_lite.testing`).
 """
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus, bm25_scores, tokenize
@@ -44,25 +45,29 @@ from hyperskill_lite.agent.tools.providers import (
     DuckDuckGoSearch,
     HttpSearch,
     JinaSearch,
+    SearchProvider,
     SearxngSearch,
     SerperSearch,
     TavilySearch,
-    make_search,
+    provider_classes,
+    register_provider,
 )
 from hyperskill_lite.agent.tools.readers import reader_lines, reader_report
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, safe_env
+from hyperskill_lite.agent.tools.search import make_search
 from hyperskill_lite.agent.tools.search_cache import CachedSearch, SearchCache
 from hyperskill_lite.agent.tools.settings import (
-    SEARCH_CHOICES,
-    SEARCH_PROVIDERS,
     ToolSettings,
     resolve_search,
+    search_choices,
+    search_providers,
 )
 from hyperskill_lite.agent.tools.toolbox import TOOL_OPS, TOOL_SCHEMAS, Toolbox, build_toolbox
 
 __all__ = [
     "Toolbox", "build_toolbox", "ToolSettings", "TOOL_SCHEMAS", "TOOL_OPS",
-    "SEARCH_PROVIDERS", "SEARCH_CHOICES", "resolve_search", "make_search",
+    "search_providers", "search_choices", "resolve_search", "make_search",
+    "SearchProvider", "register_provider", "provider_classes",
     "SearchHit", "SearchBackend", "format_hits", "SearchCache", "CachedSearch",
     "LocalCorpus", "HttpSearch", "SerperSearch", "TavilySearch", "BraveSearch",
     "SearxngSearch", "JinaSearch", "DuckDuckGoSearch",
@@ -73,3 +78,4 @@ __all__ = [
     "PythonSandbox", "safe_env", "ISOLATIONS",
     "html_to_text", "page_text", "bm25_scores", "tokenize",
 ]
+

@@ -3,7 +3,7 @@
 The offline ``corpus`` search provider and crawl_page backend: .txt/.md/.html pages,
 ranked with BM25 (numpy + scipy.sparse), so an agent can browse without a network.
 
-Not here: the search providers that call a web API (providers.py), reading pages over
+Not here: the search providers that call a web API (providers/), reading pages over
 HTTP (pages.py).
 """
 

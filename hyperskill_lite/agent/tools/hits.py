@@ -1,6 +1,6 @@
 """SearchHit and SearchBackend: what every search provider returns and implements.
 
-Not here: the providers (providers.py, corpus.py) and the cache (search_cache.py).
+Not here: the providers (providers/, corpus.py) and the cache (search_cache.py).
 """
 
 from __future__ import annotations

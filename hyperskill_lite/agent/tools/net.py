@@ -18,7 +18,7 @@ IPv4-mapped IPv6 forms of them included, unless `allow_local` is set or the host
 kept for the Host header and TLS), so a name cannot resolve to a public address for the
 check and a private one for the connection. A refused URL is never connected to.
 
-Not here: what a page's bytes mean (pages.py, files.py), search APIs (providers.py).
+Not here: what a page's bytes mean (pages.py, files.py), search APIs (providers/).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ not expire (a rerun sees what the first run saw); delete the file to search afre
 >>> c.get("serper", "https://x", "q", 3) is None
 True
 
-Not here: the providers (providers.py).
+Not here: the providers (providers/).
 """
 
 from __future__ import annotations

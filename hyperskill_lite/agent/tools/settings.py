@@ -3,7 +3,9 @@
 The CLI (`cli/tool_options.py`) and a notebook build one `ToolSettings`, `build_toolbox`
 (toolbox.py) turns it into a `Toolbox`, and `to_dict` is what a run records in run.json.
 Keys are never settings: each provider reads its key from its usual environment variable
-at build time (`KEY_ENV`), so nothing secret is ever written.
+at build time (its class's ``key_env``), so nothing secret is ever written. The
+search names, keys, endpoints and ``auto``'s order are derived from the registered
+provider classes (providers/).
 
 >>> s = ToolSettings(search="serper")
 >>> s.http, s.sandbox, s.to_dict()["search"]
@@ -21,38 +23,47 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.tools.files import FILE_SCOPES
+from hyperskill_lite.agent.tools.providers import provider_classes
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 
-__all__ = ["ToolSettings", "SEARCH_PROVIDERS", "SEARCH_CHOICES", "KEY_ENV", "ENDPOINTS",
-           "resolve_search", "ENV_SEARCH", "LIMIT_FIELDS"]
+__all__ = ["ToolSettings", "search_providers", "search_choices", "key_env", "endpoints",
+           "auto_order", "resolve_search", "ENV_SEARCH", "LIMIT_FIELDS"]
 
-SEARCH_PROVIDERS = ("serper", "tavily", "brave", "searxng", "duckduckgo", "jina", "corpus",
-                    "url")
-"""Search backends by name: six web APIs, the local corpus folder, and the generic GET
-client of ``HYPERSKILL_SEARCH_URL``."""
-SEARCH_CHOICES = ("auto", *SEARCH_PROVIDERS, "none")
 ENV_SEARCH = "HYPERSKILL_SEARCH"
 
-KEY_ENV: dict[str, tuple[str, ...]] = {
-    "serper": ("SERPER_API_KEY",),
-    "tavily": ("TAVILY_API_KEY",),
-    "brave": ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"),
-    "jina": ("JINA_API_KEY",),
-    "searxng": ("SEARXNG_API_KEY",),
-    "url": ("HYPERSKILL_SEARCH_KEY",),
-}
-"""Where each provider's key is read from (the first variable set wins)."""
 
-ENDPOINTS: dict[str, str] = {
-    "serper": "https://google.serper.dev/search",
-    "tavily": "https://api.tavily.com/search",
-    "brave": "https://api.search.brave.com/res/v1/web/search",
-    "jina": "https://s.jina.ai/",
-}
-"""Each API's documented endpoint; `ToolSettings.search_url` overrides it (SearXNG has
-no public default: ``SEARXNG_URL`` or `search_url` names your instance)."""
+def search_providers() -> tuple[str, ...]:
+    """Search backends by name: the registered providers (providers/, plugins included)
+    in registration order, then the local corpus folder ("corpus")."""
+    return (*provider_classes(), "corpus")
 
-_AUTO_ORDER = ("serper", "tavily", "brave", "jina")
+
+def search_choices() -> tuple[str, ...]:
+    """What ``search`` takes: "auto", every provider, "none"."""
+    return ("auto", *search_providers(), "none")
+
+
+def key_env() -> dict[str, tuple[str, ...]]:
+    """Where each provider's key is read from (the first variable set wins)."""
+    return {n: c.key_env for n, c in provider_classes().items() if c.key_env}
+
+
+def endpoints() -> dict[str, str]:
+    """Each API's documented endpoint; `ToolSettings.search_url` overrides it (SearXNG
+    has no public default: ``SEARXNG_URL`` or `search_url` names your instance)."""
+    return {n: c.endpoint for n, c in provider_classes().items() if c.endpoint}
+
+
+def auto_order() -> list[str]:
+    """The providers ``auto`` may choose, in the order it tries them.
+
+    >>> auto_order()[:6]
+    ['url', 'serper', 'tavily', 'brave', 'jina', 'searxng']
+    """
+    ranked = [(c.auto_order, i, n) for i, (n, c) in enumerate(provider_classes().items())
+              if c.auto_order is not None]
+    return [n for _, _, n in sorted(ranked)]
+
 
 LIMIT_FIELDS = ("max_page_bytes", "timeout", "fetch_deadline", "max_file_bytes",
                 "convert_memory_mb", "convert_cpu_seconds", "convert_timeout",
@@ -68,10 +79,12 @@ class ToolSettings:
     Attributes
     ----------
     search
-        One of `SEARCH_CHOICES`. "auto": the corpus when `corpus` is given, else the
-        generic client when a search URL is set (``HYPERSKILL_SEARCH_URL``), else the
-        first of serper, tavily, brave, jina whose key is in the environment, else
-        SearXNG when ``SEARXNG_URL`` is set, else no web_search. "none": no web_search.
+        One of `search_choices()`. "auto": the corpus when `corpus` is given, else the
+        generic client when `search_url` is given, else the first provider in
+        `auto_order()` configured in the environment (built in: the generic client when
+        ``HYPERSKILL_SEARCH_URL`` is set, then the first of serper, tavily, brave, jina
+        whose key is set, then SearXNG when ``SEARXNG_URL`` is set), else no web_search.
+        "none": no web_search.
     search_url
         Overrides the provider's endpoint (a self-hosted SearXNG, a proxy, a test
         server); for "url", the generic GET endpoint.
@@ -165,8 +178,8 @@ class ToolSettings:
     max_zip_members: int = 1000
 
     def __post_init__(self) -> None:
-        if self.search not in SEARCH_CHOICES:
-            raise ValueError(f"search must be one of {', '.join(SEARCH_CHOICES)}, "
+        if self.search not in (choices := search_choices()):
+            raise ValueError(f"search must be one of {', '.join(choices)}, "
                              f"got {self.search!r}")
         if self.sandbox not in ISOLATIONS:
             raise ValueError(f"sandbox must be one of {', '.join(ISOLATIONS)}, "
@@ -217,11 +230,7 @@ def resolve_search(settings: ToolSettings, environ: Mapping[str, str] | None = N
         return settings.search
     if settings.corpus is not None:
         return "corpus"
-    if settings.search_url or env.get("HYPERSKILL_SEARCH_URL"):
+    if settings.search_url:
         return "url"
-    for name in _AUTO_ORDER:
-        if any(env.get(v) for v in KEY_ENV[name]):
-            return name
-    if env.get("SEARXNG_URL"):
-        return "searxng"
-    return "none"
+    classes = provider_classes()
+    return next((n for n in auto_order() if classes[n].configured(env)), "none")

@@ -9,7 +9,7 @@ and logged (an unexpected exception as a WARNING, its traceback in the run's log
 The tools, after the anchor harness (EvolveLab's Flash-Searcher) and the paper's
 decomposition prompts:
 
-- web_search(query, max_results=5): the configured provider (providers.py);
+- web_search(query, max_results=5): the configured provider (providers/);
 - crawl_page(url, query=None, page=1): a page from the corpus or over HTTP, in pages
   (pages.py); with ``crawl_summary`` and a query, the model condenses the page's first
   60,000 characters for the query, as the anchor harness's crawl_page does;
@@ -47,9 +47,10 @@ from hyperskill_lite.agent.tools.hits import SearchBackend, format_hits
 from hyperskill_lite.agent.tools.media import OP_AUDIO, OP_IMAGE, MediaError, MediaTools
 from hyperskill_lite.agent.tools.net import FetchError, HttpClient, UrlGuard
 from hyperskill_lite.agent.tools.pages import PageReader, paged
-from hyperskill_lite.agent.tools.providers import make_search
+from hyperskill_lite.agent.tools.providers import HttpSearch
 from hyperskill_lite.agent.tools.readers import reader_report, warn_degraded
 from hyperskill_lite.agent.tools.sandbox import PythonSandbox
+from hyperskill_lite.agent.tools.search import make_search
 from hyperskill_lite.agent.tools.settings import ToolSettings, resolve_search
 
 log = logging.getLogger(__name__)
@@ -242,8 +243,6 @@ class Toolbox:
     def from_env(cls, corpus: str | Path | None = None, **kw: Any) -> Toolbox:
         """Search from ``HYPERSKILL_SEARCH_URL`` when set, a local corpus folder when
         given; no HTTP pages (kept for existing callers; `build_toolbox` is the full one)."""
-        from hyperskill_lite.agent.tools.providers import HttpSearch
-
         return cls(search=HttpSearch.from_env(), corpus=LocalCorpus(corpus) if corpus else None,
                    **kw)
 

@@ -13,12 +13,12 @@ an OpenAI-style vision and transcription server, for tests and the live smoke.
   (169.254.169.254), ``/redirect-private`` (10.0.0.7), ``/redirect-ipv6`` ([::1]);
   nothing is ever sent to those addresses by a correct client;
 - ``/flaky``: a 429 with ``Retry-After: 1``, then the page;
-- search endpoints in each provider's documented reply shape, ranking this web's own
-  pages with BM25: ``POST /serper/search`` (``organic``, after a knowledge graph),
-  ``POST /tavily/search`` (``results``), ``GET /brave/res/v1/web/search`` (``news``
-  before ``web``), ``GET /searxng/search?format=json`` (``results``), ``GET /jina/?q=``
-  (``data``), ``GET /api/search`` (a generic ``results`` list); keyed ones answer 401
-  without the key in `KEYS`;
+- a search endpoint for every registered provider class that speaks HTTP (plugins and
+  classes registered by a test included), at `search_path` (``/<name>`` plus the path
+  of its documented endpoint: ``/serper/search``, ``/brave/res/v1/web/search``, ...),
+  answering with the class's `sample_reply` (its service's documented wire format)
+  over this web's own pages ranked with BM25; keyed ones answer 401 without the key in
+  `KEYS`;
 - ``/vision/v1/chat/completions`` (reads the image of a data URL with Pillow and answers
   with its size and top-left pixel) and ``/vision/v1/audio/transcriptions`` (multipart;
   knows the generated WAV's transcript), and ``/textonly/v1/...``, a server without those
@@ -47,28 +47,72 @@ import mimetypes
 import tempfile
 import threading
 import urllib.parse
+from collections.abc import Iterator, Mapping
 from email.parser import BytesParser
 from email.policy import default as _email_policy
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.loopback import LoopbackServer
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.testweb_files import WAV_TRANSCRIPT, make_files
+from hyperskill_lite.agent.tools.providers import SearchProvider, provider_classes
+from hyperskill_lite.testing.loopback import LoopbackServer
+from hyperskill_lite.testing.testweb_files import WAV_TRANSCRIPT, make_files
 
-__all__ = ["TestWeb", "KEYS", "LONG_SECRET", "SEARCH_PATHS"]
+__all__ = ["TestWeb", "KEYS", "TEST_KEY", "LONG_SECRET", "search_path", "page_html"]
 
-KEYS = {"serper": "serper-test-key-0123456789", "tavily": "tvly-test-key-0123456789",
-        "brave": "brave-test-key-0123456789", "jina": "jina_test_key_0123456789"}
+TEST_KEY = "{name}-test-key-0123456789"
+"""The key the test web accepts for a keyed provider (`KEYS`)."""
+
+
+class _TestKeys(Mapping[str, str]):
+    """Provider name -> the key its endpoint on this web accepts, for every registered
+    provider that needs a key (derived on each access: a provider registered later, a
+    plugin, is in it)."""
+
+    def _names(self) -> list[str]:
+        return [n for n, c in provider_classes().items() if c.needs_key and c.http_api]
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._names():
+            raise KeyError(name)
+        return TEST_KEY.format(name=name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+KEYS: Mapping[str, str] = _TestKeys()
 """The keys the keyed search endpoints accept."""
-SEARCH_PATHS = {"serper": "/serper/search", "tavily": "/tavily/search",
-                "brave": "/brave/res/v1/web/search", "searxng": "/searxng",
-                "jina": "/jina/", "url": "/api/search"}
-"""Each provider's endpoint on this web (give it as ``search_url``)."""
-_SEARCH_ROUTES = {"/serper/search": "serper", "/tavily/search": "tavily",
-                  "/brave/res/v1/web/search": "brave", "/searxng/search": "searxng",
-                  "/jina": "jina", "/api/search": "url"}
+
+
+def search_path(name: str) -> str:
+    """A provider's endpoint on this web: ``/<name>`` plus the path of its documented
+    endpoint (``/serper/search``, ``/brave/res/v1/web/search``, ``/jina/``; ``/searxng``
+    and ``/url`` for those without a public one).
+
+    >>> search_path("brave"), search_path("url")
+    ('/brave/res/v1/web/search', '/url')
+    """
+    cls = provider_classes()[name]
+    return f"/{name}" + (urllib.parse.urlsplit(cls.endpoint).path if cls.endpoint else "")
+
+
+def _provider_at(path: str) -> type[SearchProvider] | None:
+    """The provider whose endpoint on this web `path` is (or lies under, the longest)."""
+    best: tuple[int, type[SearchProvider] | None] = (0, None)
+    for name, cls in provider_classes().items():
+        if not cls.http_api:
+            continue
+        root = search_path(name).rstrip("/")
+        if (path == root or path.startswith(root + "/")) and len(root) > best[0]:
+            best = (len(root), cls)
+    return best[1]
+
+
 LONG_SECRET = "The archive code is ZEBRA-42."
 
 _NAV = "".join(f'<li><a href="/section/{i}">Collection section number {i}</a></li>'
@@ -164,7 +208,7 @@ class TestWeb(LoopbackServer):
         return self.base_url + path
 
     def search_url(self, provider: str) -> str:
-        return self.url(SEARCH_PATHS[provider])
+        return self.url(search_path(provider))
 
     def seen(self, path_prefix: str) -> list[dict[str, Any]]:
         """The requests received whose path starts with `path_prefix`."""
@@ -186,47 +230,6 @@ class TestWeb(LoopbackServer):
         assert self._corpus is not None
         return [{"title": h.title, "url": h.url, "snippet": h.snippet}
                 for h in self._corpus.search(query, k)]
-
-
-def _search_reply(web: TestWeb, provider: str, query: str, k: int) -> dict[str, Any]:
-    hits = web.hits(query, k)
-    if provider == "serper":
-        return {"searchParameters": {"q": query, "type": "search", "num": k, "engine": "google"},
-                "knowledgeGraph": {"title": "Knowledge panel", "website": "https://kg.example/",
-                                   "description": "Not an organic result."},
-                "organic": [{"title": h["title"], "link": h["url"], "snippet": h["snippet"],
-                             "position": i, **({"date": "Mar 3, 2024"} if i == 1 else {})}
-                            for i, h in enumerate(hits, 1)],
-                "peopleAlsoAsk": [{"question": "Is it open?", "link": "https://paa.example/"}],
-                "relatedSearches": [{"query": query + " hours"}], "credits": 1}
-    if provider == "tavily":
-        return {"query": query, "follow_up_questions": None, "answer": None, "images": [],
-                "results": [{"title": h["title"], "url": h["url"], "content": h["snippet"],
-                             "score": round(1 - i / 10, 2), "raw_content": None}
-                            for i, h in enumerate(hits)], "response_time": 0.01}
-    if provider == "brave":
-        return {"type": "search", "query": {"original": query, "more_results_available": False},
-                "news": {"type": "news", "results": [
-                    {"title": "Harbour news of the week", "url": "https://news.example/harbour",
-                     "description": "A news item, not a web result.", "age": "2 days ago"}]},
-                "mixed": {"type": "mixed", "main": [{"type": "web", "index": 0, "all": False}]},
-                "web": {"type": "search", "results": [
-                    {"title": h["title"], "url": h["url"], "description": h["snippet"],
-                     "language": "en", "family_friendly": True} for h in hits]}}
-    if provider == "searxng":
-        return {"query": query, "number_of_results": len(hits),
-                "results": [{"url": h["url"], "title": h["title"], "content": h["snippet"],
-                             "engine": "bing", "engines": ["bing"], "score": 1.0,
-                             "category": "general"} for h in hits],
-                "answers": [], "corrections": [], "infoboxes": [], "suggestions": [],
-                "unresponsive_engines": []}
-    if provider == "jina":
-        return {"code": 200, "status": 20000,
-                "data": [{"title": h["title"], "url": h["url"], "description": h["snippet"],
-                          "content": "", "usage": {"tokens": 10}} for h in hits],
-                "meta": {"usage": {"tokens": 10 * len(hits)}}}
-    return {"results": [{"title": h["title"], "url": h["url"], "snippet": h["snippet"]}
-                        for h in hits]}
 
 
 def _image_answer(request: dict[str, Any]) -> str | None:
@@ -337,26 +340,24 @@ def _handler(web: TestWeb) -> type[BaseHTTPRequestHandler]:
                 return self._send(200, page_html(*web.pages["/visit"]))
             if path == "/notes.txt":
                 return self._send(200, "Plain notes: the quay is 400 metres long.", "text/plain")
-            provider = _SEARCH_ROUTES.get(path.rstrip("/"))
+            provider = _provider_at(path)
             if provider is not None:
-                return self._search(provider, rec, q, hdr, body)
+                return self._search(provider, q, hdr, body)
             if path.startswith(("/vision/v1/", "/textonly/v1/")):
                 return self._openai(path, rec, body)
             self._send(404, "<h1>Not found</h1>")
 
-        def _search(self, provider: str, rec: dict, q: dict, hdr: dict, body: dict) -> None:
-            key = KEYS.get(provider)
-            given = {"serper": hdr.get("x-api-key"), "brave": hdr.get("x-subscription-token"),
-                     "tavily": (hdr.get("authorization") or "").removeprefix("Bearer ")
-                     or body.get("api_key"),
-                     "jina": (hdr.get("authorization") or "").removeprefix("Bearer ")}.get(provider)
-            if key is not None and given != key:
+        def _search(self, provider: type[SearchProvider], q: dict, hdr: dict,
+                    body: dict) -> None:
+            """The provider's `sample_reply` over this web's pages ranked by BM25; a keyed
+            provider's endpoint answers 401 unless its key is in a header, the query
+            string or the JSON body."""
+            key = KEYS.get(provider.name)
+            sent = [*hdr.values(), *q.values(), *(v for v in body.values() if isinstance(v, str))]
+            if key is not None and not any(key == v.removeprefix("Bearer ") for v in sent):
                 return self._json(401, {"message": "Unauthorized.", "statusCode": 401})
-            if provider == "searxng" and q.get("format") != "json":
-                return self._send(403, "Forbidden", "text/plain")
-            query = body.get("q") or body.get("query") or q.get("q") or ""
-            k = int(body.get("num") or body.get("max_results") or q.get("count") or 10)
-            self._json(200, _search_reply(web, provider, query, k))
+            query, k = provider.sample_query(q, body)
+            self._json(200, provider.sample_reply(query, web.hits(query, k)))
 
         def _openai(self, path: str, rec: dict, body: dict) -> None:
             capable = path.startswith("/vision/")

@@ -43,7 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.loopback import LoopbackServer
+from hyperskill_lite.testing.loopback import LoopbackServer
 
 __all__ = ["HostileWeb", "make_hostile_files", "INJECTION_TEXT", "HOSTILE_FILES",
            "INFLATED_BYTES"]

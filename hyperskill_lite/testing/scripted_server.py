@@ -14,7 +14,7 @@ image input or ``/v1/audio/transcriptions``. It records every request body with 
 arrival time (`requests`, `times`), so a test can check what reached the server and
 when (a client that honours Retry-After, for instance).
 
-``python -m hyperskill_lite.agent.scripted_server --latency 0.5 [--direct]`` serves
+``python -m hyperskill_lite.testing.scripted_server --latency 0.5 [--direct]`` serves
 `prompt_aware_responder` (or `direct_responder`) from its own process and prints its
 base URL (a stand-in model server for benchmarks: the client then does not share the
 GIL with it).
@@ -22,7 +22,7 @@ GIL with it).
 The real `openai` client and the real agent run against it end to end, so nothing in
 the client is patched or mocked.
 
->>> from hyperskill_lite.agent.scripted_server import ScriptedServer, text
+>>> from hyperskill_lite.testing.scripted_server import ScriptedServer, text
 >>> import json, urllib.request
 >>> with ScriptedServer([text("hello")]) as srv:
 ...     req = urllib.request.Request(srv.base_url + "/chat/completions",
@@ -48,8 +48,14 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from hyperskill_lite.agent.loopback import LoopbackServer
-from hyperskill_lite.agent.scripted_replies import (
+from hyperskill_lite.agent.structured import (
+    PROBE_MESSAGES,
+    TOOL_PROBE_MESSAGES,
+    VISION_PROBE_MESSAGES,
+)
+from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.testing.loopback import LoopbackServer
+from hyperskill_lite.testing.scripted_replies import (
     VLLM_NO_TOOLS_MESSAGE,
     Reply,
     ReplyLike,
@@ -63,13 +69,7 @@ from hyperskill_lite.agent.scripted_replies import (
     tool_call,
     tool_calls,
 )
-from hyperskill_lite.agent.scripted_replies import as_reply as _as_reply
-from hyperskill_lite.agent.structured import (
-    PROBE_MESSAGES,
-    TOOL_PROBE_MESSAGES,
-    VISION_PROBE_MESSAGES,
-)
-from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.testing.scripted_replies import as_reply as _as_reply
 
 __all__ = [
     "Reply",
@@ -412,7 +412,7 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve `prompt_aware_responder` until SIGTERM/SIGINT; print the base URL first."""
-    ap = argparse.ArgumentParser(prog="python -m hyperskill_lite.agent.scripted_server",
+    ap = argparse.ArgumentParser(prog="python -m hyperskill_lite.testing.scripted_server",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", type=float, default=0.0,
                     help="seconds before every chat reply (default 0)")
