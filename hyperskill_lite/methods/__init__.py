@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -70,13 +71,24 @@ _BUILTIN = "hyperskill_lite.baselines"
 _state: dict[str, bool] = {}
 
 
+def _import_builtins() -> None:
+    """Import every module of baselines/ (each registers its method): those its
+    ``__init__`` names first, in Table 1's order, then any other module of the folder, so
+    a new method there is one file."""
+    if _state.get("builtins"):
+        return
+    _state["builtins"] = True
+    package = importlib.import_module(_BUILTIN)
+    for found in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{_BUILTIN}.{found.name}")
+
+
 def _load() -> None:
     """Import the package's methods and read the entry points, once per process."""
-    if _state.get("loaded"):
-        return
-    _state["loaded"] = True
-    importlib.import_module(_BUILTIN)
-    load_entry_points()
+    _import_builtins()
+    if not _state.get("plugins"):
+        _state["plugins"] = True
+        load_entry_points()
 
 
 def registered() -> list[MethodSpec]:
@@ -99,7 +111,7 @@ def _factory(name: str) -> Factory:
 
 def _own(group: str) -> tuple[str, ...]:
     """The package's own methods of `group`, in registration order (no entry points read)."""
-    importlib.import_module(_BUILTIN)
+    _import_builtins()
     return tuple(s.name for s in registry.registered() if s.group == group
                  and s.source == "hyperskill_lite")
 
