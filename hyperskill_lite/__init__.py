@@ -17,9 +17,11 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``studio/``     the memory studio: one self-contained HTML page of run folders
                   (``inspect``), co-occurrence beyond chance;
 - ``cli/``        ``python -m hyperskill_lite``, one module per command;
-- at the top: ``types.py`` (the shared vocabulary), ``methods.py`` (memory systems by
-  CLI name), ``protocol.py`` (the evaluation protocol: task order, frozen memory,
-  self-exclusion), ``launch.py`` (one run from its settings), ``compare.py``,
+- ``methods/``    the memory methods by CLI name: the registry every method registers
+                  in (plugins through the ``hyperskill_lite.methods`` entry points) and
+                  HyperSkill on the runner's interface;
+- at the top: ``types.py`` (the shared vocabulary), ``protocol.py`` (the evaluation
+  protocol: task order, frozen memory, self-exclusion), ``launch.py`` (one run from its settings), ``compare.py``,
   ``stats.py`` (paired bootstrap intervals), ``explore.py`` (short runs with knobs and
   an ipywidgets panel), ``logs.py`` (the ``hyperskill_lite`` logger).
 
@@ -29,6 +31,7 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 """
 
 from hyperskill_lite import _startup  # noqa: F401 - first: Ctrl-C while `python -m` imports
+from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.agent.settings import ModelSettings, make_llms
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
@@ -69,6 +72,7 @@ from hyperskill_lite.course import Verdict, check, grade_notebook, write_student
 from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
 from hyperskill_lite.logs import run_log, setup_logging
+from hyperskill_lite.methods import HyperSkillMemory, MethodSpec, make_method, register_method
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import memory_health, restore_checkpoint
 from hyperskill_lite.serve import SharedMemory, export_skills
@@ -88,6 +92,7 @@ from hyperskill_lite.types import (
     Skill,
     Task,
 )
+from hyperskill_lite.world import SimLLM
 
 
 def _version() -> str:
@@ -103,6 +108,12 @@ __version__ = _version()
 
 __all__ = [
     "HyperSkillConfig",
+    "HyperSkillMemory",
+    "make_method",
+    "MethodSpec",
+    "register_method",
+    "AgentExecutor",
+    "SimLLM",
     "RunSpec",
     "prepare",
     "check_server",

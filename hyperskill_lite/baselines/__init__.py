@@ -11,23 +11,32 @@ operations: the note records, reply checks and the prompted implementation) and
 `prompts.py` (the prompts of those operations). The offline implementations of the same
 operations are SkillWorld's (world/baseline_ops.py).
 
-May import: `core/`, `types.py`, `agent/` (prompt filling and reply cleaning). Must not
-import: `world/`, `bench/`, `plots/`, or the top-level runner, registry and CLI.
+Each module registers its method at its end (`base.register_baseline`, the registry of
+methods/registry.py); the imports below run those registrations in the order the
+registry derives `BASELINES` and `VARIANTS` from: Table 1's order (the paper's), the
+variants after the baseline they vary where it matters (memevolve's long-term part last).
+
+May import: `core/`, `types.py`, `agent/` (prompt filling and reply cleaning),
+methods/registry.py. Must not import: `world/`, `bench/`, `plots/`, the runner, the rest
+of `methods/` and the CLI.
 """
 
-from hyperskill_lite.baselines.awm import AgentWorkflowMemory
-from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
-from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
-from hyperskill_lite.baselines.dilu import DiLu
-from hyperskill_lite.baselines.expel import ExpeL
-from hyperskill_lite.baselines.generative import GenerativeMemory
-from hyperskill_lite.baselines.generative_agents import GenerativeAgents
-from hyperskill_lite.baselines.memevolve import LightweightLongTerm, LightweightMemory
-from hyperskill_lite.baselines.memp import MemP
+# isort: off
 from hyperskill_lite.baselines.no_memory import NoMemory
-from hyperskill_lite.baselines.plugmem import PlugMem
 from hyperskill_lite.baselines.reasoningbank import ReasoningBank
+from hyperskill_lite.baselines.expel import ExpeL
+from hyperskill_lite.baselines.awm import AgentWorkflowMemory
+from hyperskill_lite.baselines.generative import GenerativeMemory
 from hyperskill_lite.baselines.voyager import Voyager
+from hyperskill_lite.baselines.dilu import DiLu
+from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
+from hyperskill_lite.baselines.memp import MemP
+from hyperskill_lite.baselines.generative_agents import GenerativeAgents
+from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
+from hyperskill_lite.baselines.memevolve import LightweightLongTerm, LightweightMemory
+from hyperskill_lite.baselines.plugmem import PlugMem
+# isort: on
+
 
 __all__ = [
     "AgentWorkflowMemory",

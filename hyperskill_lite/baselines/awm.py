@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -90,3 +90,9 @@ class AgentWorkflowMemory(BaselineMemory):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         self.all_in_prompt = bool(state["all_in_prompt"])
+
+
+register_baseline(
+    AgentWorkflowMemory, "baseline",
+    "Agent Workflow Memory: reusable workflows induced from successes",
+)

@@ -12,6 +12,11 @@ The rule every baseline keeps: `begin` only reads. Statistics a retrieval change
 (access times, usage counts) are applied in `end`, from the pending retrieval, so a
 retrieval never rewrites the memory and an abandoned `begin` leaves no trace.
 
+Each baseline's module registers it at its end with `register_baseline` (the method
+registry, methods/registry.py): its CLI name is the class's `name`; its prompted
+operations are `PromptedBaselineOps` over the chat client, and inside SkillWorld SimLLM
+performs them itself (world/baseline_ops.py).
+
 Not here: any method's mechanism (one module per baseline), the store (store.py).
 """
 
@@ -27,12 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.baselines.ops import MemoryNote, baseline_ops
+from hyperskill_lite.baselines.ops import MemoryNote, PromptedBaselineOps, baseline_ops
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import ContextItem, MaintenanceReport, MemoryContext, Task
 
-__all__ = ["BaselineMemory", "BASELINE_FORMAT", "union_meta", "render_context", "note_item"]
+__all__ = ["BaselineMemory", "BASELINE_FORMAT", "union_meta", "render_context", "note_item",
+           "register_baseline"]
 
 BASELINE_FORMAT = "hyperskill_lite.baseline/1"
 
@@ -209,3 +216,13 @@ class BaselineMemory(ABC):
         self.k, self.llm_calls, self.t = int(doc["k"]), int(doc["llm_calls"]), int(doc["t"])
         self._load_state(doc["state"])
         self._pending.clear()
+
+
+def register_baseline(cls: type, group: str, description: str, k: int = 3) -> MethodSpec:
+    """Register baseline class `cls` under ``cls.name`` in `group` ("baseline" or
+    "variant"): built with retrieval count `k` and the shared encoder (Appendix A), its
+    operations `PromptedBaselineOps` over a chat client, SimLLM's own in SkillWorld."""
+    return register_method(MethodSpec(
+        cls.name, group, description, lambda ops, enc, cfg: cls(ops, enc, k),
+        prompted_ops=PromptedBaselineOps,
+    ))

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -110,3 +110,10 @@ class RetrievalSynthesisCheatsheet(BaselineMemory):
         self.sheet = [MemoryNote.from_dict(d) for d in state["sheet"]]
         self.syntheses = int(state["syntheses"])
         self.max_entries = int(state["max_entries"])
+
+
+register_baseline(
+    RetrievalSynthesisCheatsheet, "baseline",
+    "Dynamic Cheatsheet (DC-RS): a cheatsheet rewritten before each task from similar "
+    "past tasks",
+)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -105,3 +105,10 @@ class CumulativeCheatsheet(BaselineMemory):
         self._next_id = int(state["next_id"])
         self.curations = int(state["curations"])
         self.max_entries = int(state["max_entries"])
+
+
+register_baseline(
+    CumulativeCheatsheet, "variant",
+    "Dynamic Cheatsheet (DC-Cu): the whole cheatsheet, curated after each task without "
+    "the outcome label (variant)",
+)

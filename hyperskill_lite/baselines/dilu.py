@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, union_meta
+from hyperskill_lite.baselines.base import BaselineMemory, register_baseline, union_meta
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 
 __all__ = ["DiLu"]
@@ -103,3 +103,9 @@ class DiLu(BaselineMemory):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         return None
+
+
+register_baseline(
+    DiLu, "baseline",
+    "DiLu: corrected reasoning from failed episodes, with successful ones",
+)

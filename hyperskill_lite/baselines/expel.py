@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 
@@ -179,3 +179,9 @@ class ExpeL(BaselineMemory):
         self.removed_rules = int(state["removed_rules"])
         self.insights_k = state["insights_k"]
         self.max_rules = int(state.get("max_rules", 20))  # saved before it was recorded
+
+
+register_baseline(
+    ExpeL, "baseline",
+    "ExpeL: an insight list edited by ADD/EDIT/UPVOTE/DOWNVOTE, plus success examples",
+)

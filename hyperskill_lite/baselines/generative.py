@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -110,3 +110,10 @@ class GenerativeMemory(BaselineMemory):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         self.keep = str(state["keep"])
+
+
+register_baseline(
+    GenerativeMemory, "baseline",
+    "Generative (AgentSquare): top-3 similar successful trajectories, model-scored, the "
+    "best one shown",
+)

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -191,3 +191,10 @@ class GenerativeAgents(BaselineMemory):
     def _load_state(self, state: dict[str, Any]) -> None:
         self.importance_since_reflection = float(state["importance_since_reflection"])
         self.reflections = int(state["reflections"])
+
+
+register_baseline(
+    GenerativeAgents, "variant",
+    "Generative Agents (Park et al.): memory stream scored by recency, importance and "
+    "relevance, with reflections (variant)",
+)

@@ -72,7 +72,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -268,3 +268,9 @@ class LightweightMemory(LightweightLongTerm):
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)
         self.max_shortterm, self.interval = int(state["max_shortterm"]), int(state["interval"])
+
+
+register_baseline(LightweightMemory, "baseline", "MemEvolve (Lightweight, as EvolveLab ships it): "
+                  "short-term notes within a task; long-term learnings stored, not shown")
+register_baseline(LightweightLongTerm, "variant", "MemEvolve (Lightweight): strategic and "
+                  "operational learnings in two long-term tiers, top-3 shown per task (variant)")

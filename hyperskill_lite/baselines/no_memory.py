@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import Episode, MaintenanceReport, MemoryContext, Task
 
 __all__ = ["NoMemory"]
@@ -31,3 +32,8 @@ class NoMemory:
 
     def load(self, path: Path) -> None:
         return None
+
+
+register_method(MethodSpec("no-memory", "reference",
+                           "no memory: the agent alone (the reference row)",
+                           lambda llm, enc, cfg: NoMemory(), exclude_self=True))

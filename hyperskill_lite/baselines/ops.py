@@ -387,6 +387,11 @@ class PromptedBaselineOps:
     def __init__(self, llm: Any) -> None:
         self.llm = llm
 
+    @property
+    def usage(self) -> Any:
+        """The wrapped model's usage counters (the runner reads ``system.llm.usage``)."""
+        return getattr(self.llm, "usage", None)
+
     def chat_json(self, op: str, prompt: Any, validate: Callable[[Any], Any] | None = None) -> Any:
         """The wrapped model's ``chat_json`` with the operation's schema (prompts.SCHEMAS):
         send, parse, validate, re-ask once."""

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -179,3 +179,9 @@ class PlugMem(BaselineMemory):
         self.episodes = list(state["episodes"])
         self.nodes_per_query = int(state["nodes_per_query"])
         self.node_merge = float(state["node_merge"])
+
+
+register_baseline(
+    PlugMem, "baseline",
+    "PlugMem: knowledge structured as intents, prescriptions and propositions",
+)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -92,3 +92,9 @@ class ReasoningBank(BaselineMemory):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         return None
+
+
+register_baseline(
+    ReasoningBank, "baseline",
+    "ReasoningBank: strategy items distilled from successes and failures",
+)

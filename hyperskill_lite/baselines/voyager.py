@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.baselines.base import BaselineMemory, note_item
+from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -100,3 +100,9 @@ class Voyager(BaselineMemory):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         return None
+
+
+register_baseline(
+    Voyager, "baseline",
+    "Voyager: a library of verified skill programs retrieved by description",
+)

@@ -73,11 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from hyperskill_lite.methods import DESCRIPTIONS, METHODS
+    from hyperskill_lite.methods import registered
 
-    width = max(map(len, METHODS))
-    for name in METHODS:
-        print(f"{name:<{width}}  {DESCRIPTIONS[name]}")
+    specs = registered()  # the package's, then those installed distributions add
+    width = max(len(s.name) for s in specs)
+    for s in specs:
+        where = "" if s.source == "hyperskill_lite" else f" [plugin: {s.source}]"
+        print(f"{s.name:<{width}}  {s.description}{where}")
     return 0
 
 

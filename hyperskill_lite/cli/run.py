@@ -24,7 +24,7 @@ from pathlib import Path
 from hyperskill_lite import logs
 from hyperskill_lite.agent.preflight import CAPABILITIES
 from hyperskill_lite.cli import model_options, protocol_options
-from hyperskill_lite.cli.options import at_least_1, fraction, method_name
+from hyperskill_lite.cli.options import at_least_1, fraction, method_help, method_name
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
@@ -41,7 +41,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     r = sub.add_parser("run", parents=parents, help="run one memory method over a task list "
                        "(resumable)", description=__doc__.split("\n\n")[1])
     r.add_argument("--method", default="hyperskill", type=method_name,
-                   help="memory method (see `methods`)")
+                   help=method_help())
     r.add_argument("--episodes", type=at_least_1, default=None,
                    help="number of tasks, in the run's task order (default: all)")
     r.add_argument("--seed", type=int, default=0,

@@ -1,9 +1,4 @@
-"""Memory systems on the runner's interface (`MemorySystem`, types.py), by CLI name.
-
-`METHODS` maps each CLI name to a factory ``(llm, encoder, config) -> MemorySystem``:
-HyperSkill and its ablations (`HyperSkillMemory`, defined here: the paper's method wired
-to the runner), no memory, the ten baselines of Table 1 (baselines/) and two variants of
-them (`VARIANTS`); `DESCRIPTIONS` has a line on each.
+"""HyperSkill on the runner's interface: the paper's method and its three ablations.
 
 `HyperSkillMemory` wires a `HypergraphMemory` to a `MemoryLLM`: `begin` decomposes the
 task (P_0) and runs dual-path retrieval (Eqs. 4-9); `end` extracts skills and a lesson
@@ -25,67 +20,37 @@ task's earlier hyperedges out of its retrieval. Modes select the ablations (Figu
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-May import: `core/`, `types.py`, `agent/` (its error type), `baselines/`. Not here: the retrieval math
-(core/retrieval.py), the store (core/memory.py), evolution (core/maintenance.py), the
-runner.
+Each mode registers itself here (`registry.register_method`); the model operations
+(decompose, extract, merge) are `PromptedLLM`'s (agent/llm.py) and SimLLM's, so the
+specs name no operation factories.
 
->>> sorted(METHODS)[:3]
-['awm', 'cheatsheet', 'cheatsheet-cu']
->>> len(BASELINES), all(name in METHODS for name in BASELINES + VARIANTS)
-(10, True)
->>> sorted(DESCRIPTIONS) == sorted(METHODS)
-True
+May import: `core/`, `types.py`, `agent/` (its error type), methods/registry.py. Not
+here: the retrieval math (core/retrieval.py), the store (core/memory.py), evolution
+(core/maintenance.py), the runner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.llm import LLMError
-from hyperskill_lite.baselines import (
-    AgentWorkflowMemory,
-    CumulativeCheatsheet,
-    DiLu,
-    ExpeL,
-    GenerativeAgents,
-    GenerativeMemory,
-    LightweightLongTerm,
-    LightweightMemory,
-    MemP,
-    NoMemory,
-    PlugMem,
-    ReasoningBank,
-    RetrievalSynthesisCheatsheet,
-    Voyager,
-)
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.io import load_memory, save_memory
 from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import (
     Episode,
     MaintenanceReport,
     MemoryContext,
     MemoryLLM,
-    MemorySystem,
     Task,
 )
 
-__all__ = [
-    "METHODS",
-    "CORE_METHODS",
-    "EXCLUDE_SELF_METHODS",
-    "BASELINES",
-    "VARIANTS",
-    "DESCRIPTIONS",
-    "MODES",
-    "make_method",
-    "HyperSkillMemory",
-    "ExtractionFailed",
-]
+__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed"]
+
 
 class ExtractionFailed(LLMError):
     """`HyperSkillMemory.end` could not extract skills and a lesson from an episode: no
@@ -235,93 +200,19 @@ class HyperSkillMemory:
         self._pending.clear()
 
 
-Factory = Callable[[MemoryLLM, object, HyperSkillConfig], MemorySystem]
-
-METHODS: dict[str, Factory] = {
-    "hyperskill": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, mode="full"),
-    "hyperskill-no-subtask": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, "no-subtask"),
-    "hyperskill-no-trajectory": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, "no-trajectory"),
-    "flat": lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, mode="flat"),
-    "no-memory": lambda llm, enc, cfg: NoMemory(),
-    "reasoningbank": lambda llm, enc, cfg: ReasoningBank(llm, enc),
-    "expel": lambda llm, enc, cfg: ExpeL(llm, enc),
-    "awm": lambda llm, enc, cfg: AgentWorkflowMemory(llm, enc),
-    "generative": lambda llm, enc, cfg: GenerativeMemory(llm, enc),
-    "voyager": lambda llm, enc, cfg: Voyager(llm, enc),
-    "dilu": lambda llm, enc, cfg: DiLu(llm, enc),
-    "cheatsheet": lambda llm, enc, cfg: RetrievalSynthesisCheatsheet(llm, enc),
-    "memp": lambda llm, enc, cfg: MemP(llm, enc),
-    "memevolve": lambda llm, enc, cfg: LightweightMemory(llm, enc),
-    "plugmem": lambda llm, enc, cfg: PlugMem(llm, enc),
-    "generative-agents": lambda llm, enc, cfg: GenerativeAgents(llm, enc),
-    "cheatsheet-cu": lambda llm, enc, cfg: CumulativeCheatsheet(llm, enc),
-    "memevolve-longterm": lambda llm, enc, cfg: LightweightLongTerm(llm, enc),
-}
-"""CLI name -> factory(llm, encoder, config)."""
-
-CORE_METHODS = ("hyperskill", "hyperskill-no-subtask", "hyperskill-no-trajectory", "flat", "no-memory")
-"""HyperSkill, its three ablations and the no-memory reference: the demo's five rows."""
-
-EXCLUDE_SELF_METHODS = CORE_METHODS
-"""The methods that can run under own-task exclusion (`EvalProtocol.exclude_self`): the
-HyperSkill modes (`HyperSkillMemory.exclude_self`) and no-memory, which stores nothing."""
-
-BASELINES = (
-    "reasoningbank",
-    "expel",
-    "awm",
-    "generative",
-    "voyager",
-    "dilu",
-    "cheatsheet",
-    "memp",
-    "memevolve",
-    "plugmem",
-)
-"""The ten baselines of the paper's Table 1, in its order; each uses retrieval count 3
-and the shared encoder (Appendix A), whatever the HyperSkill config says. `generative` is
-AgentSquare's module and `cheatsheet` Dynamic Cheatsheet's retrieval-synthesis variant,
-as the paper cites and EvolveLab runs them."""
-
-VARIANTS = ("generative-agents", "cheatsheet-cu", "memevolve-longterm")
-"""Other designs of three baselines, kept for comparison: Park et al.'s Generative Agents
-memory stream, Dynamic Cheatsheet's cumulative variant, and MemEvolve's Lightweight
-long-term memory shown at the start of each task (EvolveLab ships it switched off)."""
-
-DESCRIPTIONS: dict[str, str] = {
-    "hyperskill": "HyperSkill: hypergraph skill memory, dual-path retrieval, co-occurrence "
-    "propagation and merging (the paper's method)",
-    "hyperskill-no-subtask": "HyperSkill without subtask retrieval (ablation, Figure 4)",
-    "hyperskill-no-trajectory": "HyperSkill without trajectory retrieval (ablation, Figure 4)",
-    "flat": "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)",
-    "no-memory": "no memory: the agent alone (the reference row)",
-    "reasoningbank": "ReasoningBank: strategy items distilled from successes and failures",
-    "expel": "ExpeL: an insight list edited by ADD/EDIT/UPVOTE/DOWNVOTE, plus success examples",
-    "awm": "Agent Workflow Memory: reusable workflows induced from successes",
-    "generative": "Generative (AgentSquare): top-3 similar successful trajectories, "
-    "model-scored, the best one shown",
-    "voyager": "Voyager: a library of verified skill programs retrieved by description",
-    "dilu": "DiLu: corrected reasoning from failed episodes, with successful ones",
-    "cheatsheet": "Dynamic Cheatsheet (DC-RS): a cheatsheet rewritten before each task "
-    "from similar past tasks",
-    "memp": "MemP: procedures built from trajectories, revised after failures",
-    "memevolve": "MemEvolve (Lightweight, as EvolveLab ships it): short-term notes within a "
-    "task; long-term learnings stored, not shown",
-    "plugmem": "PlugMem: knowledge structured as intents, prescriptions and propositions",
-    "generative-agents": "Generative Agents (Park et al.): memory stream scored by recency, "
-    "importance and relevance, with reflections (variant)",
-    "cheatsheet-cu": "Dynamic Cheatsheet (DC-Cu): the whole cheatsheet, curated after each "
-    "task without the outcome label (variant)",
-    "memevolve-longterm": "MemEvolve (Lightweight): strategic and operational learnings in "
-    "two long-term tiers, top-3 shown per task (variant)",
-}
-"""One line per registered method (``python -m hyperskill_lite methods``)."""
+def _mode(mode: str):
+    return lambda llm, enc, cfg: HyperSkillMemory(llm, enc, cfg, mode=mode)
 
 
-def make_method(
-    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None
-) -> MemorySystem:
-    """Build the memory system registered under `name`."""
-    if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; choose one of {sorted(METHODS)}")
-    return METHODS[name](llm, encoder, config or HyperSkillConfig())
+for _name, _mode_name, _text in (
+    ("hyperskill", "full", "HyperSkill: hypergraph skill memory, dual-path retrieval, "
+     "co-occurrence propagation and merging (the paper's method)"),
+    ("hyperskill-no-subtask", "no-subtask",
+     "HyperSkill without subtask retrieval (ablation, Figure 4)"),
+    ("hyperskill-no-trajectory", "no-trajectory",
+     "HyperSkill without trajectory retrieval (ablation, Figure 4)"),
+    ("flat", "flat",
+     "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)"),
+):
+    register_method(MethodSpec(_name, "hyperskill", _text, _mode(_mode_name),
+                               exclude_self=True))

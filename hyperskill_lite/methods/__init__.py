@@ -1,0 +1,161 @@
+"""Memory systems on the runner's interface (`MemorySystem`, types.py), by CLI name.
+
+Every method registers a `MethodSpec` where it is defined (registry.py): HyperSkill and
+its three ablations (methods/hyperskill.py), No Memory, the ten baselines of Table 1 and
+the variants of three of them (one module each in baselines/), and any method an
+installed distribution adds through the entry-point group ``hyperskill_lite.methods``.
+What the rest of the package reads is derived from those registrations when it is used
+(the package's modules are imported and the entry points read once per process, on the
+first use that needs them, never on import):
+
+- `METHODS`              CLI name -> factory ``(llm, encoder, config) -> MemorySystem``,
+                         every registered method (plugins included);
+- `DESCRIPTIONS`         CLI name -> the line ``python -m hyperskill_lite methods`` prints;
+- `CORE_METHODS`         HyperSkill, its ablations and no-memory (the demo's rows);
+- `BASELINES`            the package's "baseline" group: Table 1's ten, in its order;
+- `VARIANTS`             the package's "variant" group;
+- `EXCLUDE_SELF_METHODS` the methods that can run under own-task exclusion.
+
+`BASELINES`, `VARIANTS` and `CORE_METHODS` hold the package's own methods only (a
+plugin is not one of the paper's baselines, whatever group it names).
+
+>>> from hyperskill_lite.methods import BASELINES, CORE_METHODS, DESCRIPTIONS, METHODS, VARIANTS
+>>> len(BASELINES) == len([s for s in registered() if s.group == "baseline"])
+True
+>>> all(name in METHODS for name in CORE_METHODS + BASELINES + VARIANTS)
+True
+>>> sorted(DESCRIPTIONS) == sorted(METHODS)
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.methods import registry
+from hyperskill_lite.methods.hyperskill import MODES, ExtractionFailed, HyperSkillMemory
+from hyperskill_lite.methods.registry import (
+    ENTRY_POINT_GROUP,
+    Factory,
+    MethodSpec,
+    load_entry_points,
+    register_method,
+)
+from hyperskill_lite.types import MemoryLLM, MemorySystem
+
+__all__ = [
+    "METHODS",
+    "CORE_METHODS",
+    "EXCLUDE_SELF_METHODS",
+    "BASELINES",
+    "VARIANTS",
+    "DESCRIPTIONS",
+    "MODES",
+    "make_method",
+    "registered",
+    "HyperSkillMemory",
+    "ExtractionFailed",
+    "MethodSpec",
+    "Factory",
+    "register_method",
+    "load_entry_points",
+    "ENTRY_POINT_GROUP",
+]
+
+_BUILTIN = "hyperskill_lite.baselines"
+"""The package's methods beyond HyperSkill (imported here, they register themselves)."""
+_state: dict[str, bool] = {}
+
+
+def _import_builtins() -> None:
+    """Import every module of baselines/ (each registers its method): those its
+    ``__init__`` names first, in Table 1's order, then any other module of the folder, so
+    a new method there is one file."""
+    if _state.get("builtins"):
+        return
+    _state["builtins"] = True
+    package = importlib.import_module(_BUILTIN)
+    for found in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{_BUILTIN}.{found.name}")
+
+
+def _load() -> None:
+    """Import the package's methods and read the entry points, once per process."""
+    _import_builtins()
+    if not _state.get("plugins"):
+        _state["plugins"] = True
+        load_entry_points()
+
+
+def registered() -> list[MethodSpec]:
+    """Every registered spec, the package's first (`registry.registered`)."""
+    _load()
+    return registry.registered()
+
+
+def make_method(
+    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None
+) -> MemorySystem:
+    """Build the memory system registered under `name` (`registry.make_method`)."""
+    _load()
+    return registry.make_method(name, llm, encoder, config)
+
+
+def _factory(name: str) -> Factory:
+    return lambda llm, enc, cfg: registry.make_method(name, llm, enc, cfg)
+
+
+def _own(group: str) -> tuple[str, ...]:
+    """The package's own methods of `group`, in registration order (no entry points read)."""
+    _import_builtins()
+    return tuple(s.name for s in registry.registered() if s.group == group
+                 and s.source == "hyperskill_lite")
+
+
+class _Derived(Mapping):
+    """A read-only mapping derived from the registrations on each use: importing it reads
+    no entry point, so a plugin may import `hyperskill_lite` while it loads."""
+
+    def __init__(self, value: Callable[[MethodSpec], Any]) -> None:
+        self._value = value
+
+    def _now(self) -> dict[str, Any]:
+        return {s.name: self._value(s) for s in registered()}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._now()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+    def __repr__(self) -> str:
+        return repr(self._now())
+
+
+METHODS: Mapping[str, Factory] = _Derived(lambda s: _factory(s.name))
+"""CLI name -> factory ``(llm, encoder, config) -> MemorySystem`` (`make_method`)."""
+
+DESCRIPTIONS: Mapping[str, str] = _Derived(lambda s: s.description)
+"""One line per registered method (``python -m hyperskill_lite methods``)."""
+
+_DERIVED = {
+    "CORE_METHODS": lambda: _own("hyperskill") + _own("reference"),
+    "BASELINES": lambda: _own("baseline"),
+    "VARIANTS": lambda: _own("variant"),
+    "EXCLUDE_SELF_METHODS": lambda: tuple(s.name for s in registered() if s.exclude_self),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """`CORE_METHODS`, `BASELINES`, `VARIANTS` and `EXCLUDE_SELF_METHODS`, derived from
+    the registrations when read (module docstring)."""
+    if name in _DERIVED:
+        return _DERIVED[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
