@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 
 import numpy as np
 import pytest
 
 from hyperskill_lite.core.embed import CachedEncoder, HashingEncoder
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A suite started as a background job (`nohup make test &`) inherits Ctrl-C ignored, and
+    # so would every command the Ctrl-C tests start and interrupt (an ignored signal stays
+    # ignored across exec): a handler here resets it to the default in those children.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class TableEncoder(CachedEncoder):

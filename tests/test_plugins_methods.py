@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from hyperskill_lite.agent.llm import PromptedLLM
-from hyperskill_lite.agent.scripted_server import ScriptedServer, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer, text
 from hyperskill_lite.baselines.ops import PromptedBaselineOps
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import (

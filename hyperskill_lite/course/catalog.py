@@ -8,7 +8,7 @@ One table per exercise::
     [exercises."04.1"]
     kind = "float"              # answers.KINDS; "function" for a coding exercise
     form = "a number between 0 and 1 (three decimals are enough)"
-    hint = "Eq. 3 ..."
+    hint = "gamma, Eq. 3 ..."
     decimals = 3                # floats: places compared
     digest = "0f3c..."          # answers.digest of the library's value (value kinds)
 
