@@ -35,6 +35,11 @@ from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.agent.settings import ModelSettings, make_llms
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
+from hyperskill_lite.agent.tools.providers import (
+    SearchProvider,
+    provider_classes,
+    register_provider,
+)
 from hyperskill_lite.bench import write_submission
 from hyperskill_lite.compare import compare
 from hyperskill_lite.core.config import HyperSkillConfig
@@ -112,6 +117,9 @@ __all__ = [
     "make_method",
     "MethodSpec",
     "register_method",
+    "SearchProvider",
+    "register_provider",
+    "provider_classes",
     "AgentExecutor",
     "SimLLM",
     "RunSpec",

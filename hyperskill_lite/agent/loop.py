@@ -37,7 +37,7 @@ with the same lines defused, so a page cannot forge a step of it either. A tool 
 failed ("Error: ...") is listed in ``meta["tool_errors"]`` (step, tool, the line).
 
 Not here: judging the answer (the runner's judge decides `success`), memory retrieval
-and update (methods.py, baselines/), the tools themselves (tools/).
+and update (methods/, baselines/), the tools themselves (tools/).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ not the paper's and must never be presented as such.
 
 May import: `core/`, `types.py`, `agent/` (token counts, prompt texts) and `baselines/`
 (the note records its baseline operations return). Must not import: `bench/`, `plots/`,
-or the top-level runner, registry and CLI. Not here: memory systems (methods.py,
+or the top-level runner, registry and CLI. Not here: memory systems (methods/,
 baselines/), the runner (runner.py), embeddings (core/embed.py).
 """
 
