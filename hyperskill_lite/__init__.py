@@ -74,6 +74,7 @@ from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_coun
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 from hyperskill_lite.course import Verdict, check, grade_notebook, write_student_copies
+from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
 from hyperskill_lite.logs import run_log, setup_logging
@@ -118,6 +119,8 @@ __all__ = [
     "MethodSpec",
     "register_method",
     "SearchProvider",
+    "LLMError",
+    "CassetteMiss",
     "register_provider",
     "provider_classes",
     "AgentExecutor",

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
+    "errors": set(),
     "types": {"core"},
     "agent": {"core", "types"},
     "baselines": {"core", "types", "agent", "methods"},  # methods/registry.py: they register
@@ -55,6 +56,14 @@ ALLOWED: dict[str, set[str]] = {
 }
 """Area -> the other areas its modules may import (an area may always import itself).
 No area lists "testing": the stand-ins are imported only from outside the package."""
+
+MODEL_ERRORS_USERS = {"agent", "baselines", "world", "bench", "methods", "runner", "launch",
+                      "cli", "serve", "sweep", "explore", "course", "studio", "testing",
+                      "__init__", "compare"}
+"""Areas that may catch the model error family (errors.py) without importing the client."""
+for _area in MODEL_ERRORS_USERS:
+    ALLOWED[_area].add("errors")
+
 
 STAND_INS = "testing"
 """The test stand-ins' area: only `STAND_IN_USERS` import it."""

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from hyperskill_lite.agent.llm import PromptedLLM
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text
 from hyperskill_lite.baselines.ops import PromptedBaselineOps
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import (
@@ -39,6 +38,7 @@ from hyperskill_lite.methods import (
     registered,
 )
 from hyperskill_lite.methods.registry import _specs_of
+from hyperskill_lite.testing.scripted_server import ScriptedServer, text
 from hyperskill_lite.types import Episode, Task
 from hyperskill_lite.world import SimLLM
 

@@ -13,16 +13,11 @@ May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench
 """
 
 from hyperskill_lite.agent.cassette import Cassette, CassetteMiss
-from hyperskill_lite.agent.llm import (
-    LLMConnectionError,
-    LLMError,
-    LLMRequestError,
-    LLMResponseError,
-    PromptedLLM,
-)
+from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
 
 __all__ = [
     "PromptedLLM",

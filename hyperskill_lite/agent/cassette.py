@@ -40,19 +40,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from hyperskill_lite.errors import CassetteMiss
+
 __all__ = ["Cassette", "CassetteMiss", "request_key", "env_secrets", "FORMAT", "VERSION"]
 
 FORMAT = "hyperskill-cassette"
 VERSION = 1
 REDACTED = "[REDACTED]"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
-
-
-class CassetteMiss(LookupError):
-    """A replayed run asked for something the cassette never recorded."""
-
-    def __str__(self) -> str:  # LookupError would quote the message
-        return str(self.args[0]) if self.args else "cassette miss"
 
 
 def request_key(kind: str, request: dict[str, Any]) -> str:

@@ -77,6 +77,7 @@ from hyperskill_lite.agent.wire import reasoning_of as _reasoning_of
 from hyperskill_lite.agent.wire import safe_url as _safe_url
 from hyperskill_lite.agent.wire import ssl_context as _ssl_context
 from hyperskill_lite.agent.wire import status_message as _status_message
+from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
 from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
 
 __all__ = [
@@ -110,30 +111,6 @@ reasoning tokens before its answer: 8k tokens at 30 tokens/s on a busy server is
 four minutes, so 60 s cut real replies off. 600 s is also the openai client's default."""
 
 log = logging.getLogger(__name__)
-
-
-class LLMError(RuntimeError):
-    """A model operation failed; `op` names it ("decompose", "extract", "agent", ...)."""
-
-    def __init__(self, op: str, detail: str) -> None:
-        self.op, self.detail = op, detail
-        super().__init__(f"{op}: {detail}")
-
-
-class LLMConnectionError(LLMError):
-    """The server could not be reached or kept failing (429, 5xx, timeouts) after retries."""
-
-
-class LLMRequestError(LLMError):
-    """The server refused the request (a 4xx other than 429: bad model name, bad key, ...)."""
-
-    def __init__(self, op: str, detail: str, status: int | None = None) -> None:
-        super().__init__(op, detail)
-        self.status = status
-
-
-class LLMResponseError(LLMError):
-    """The model answered, but not usably, even after the re-ask."""
 
 
 @dataclass

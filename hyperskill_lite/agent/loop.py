@@ -51,8 +51,6 @@ from typing import Any, Literal
 from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
 from hyperskill_lite.agent.llm import (
     ChatReply,
-    LLMError,
-    LLMRequestError,
     PromptedLLM,
     extract_json,
     scrub_surrogates,
@@ -64,6 +62,7 @@ from hyperskill_lite.agent.structured import response_format as structured_forma
 from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
+from hyperskill_lite.errors import LLMError, LLMRequestError
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]

@@ -85,8 +85,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """What a command raises from the user's input or environment (one error line)."""
-    from hyperskill_lite.agent.cassette import CassetteMiss
-    from hyperskill_lite.agent.llm import LLMError
+    from hyperskill_lite.errors import CassetteMiss, LLMError
     from hyperskill_lite.runner import RunError
 
     # ValueError covers BenchmarkDataError, MemoryFormatError, SweepError and bad settings

@@ -34,12 +34,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.llm import LLMError
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.io import load_memory, save_memory
 from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.errors import LLMError
 from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import (
     Episode,

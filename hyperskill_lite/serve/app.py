@@ -32,7 +32,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
-from hyperskill_lite.agent.llm import LLMError
+from hyperskill_lite.errors import LLMError
 from hyperskill_lite.serve.bounds import LIMITS, BoundsError
 from hyperskill_lite.serve.journal import JournalBusy, JournalError
 from hyperskill_lite.serve.records import RecordError

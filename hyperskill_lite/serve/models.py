@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from hyperskill_lite.agent.llm import LLMError, PromptedLLM
+from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.prompts import (
     clip_middle,
     decomposition_prompt,
@@ -40,6 +40,7 @@ from hyperskill_lite.agent.prompts import (
 )
 from hyperskill_lite.agent.replies import check_extraction, check_merged, check_steps
 from hyperskill_lite.core.records import Fragment, Skill
+from hyperskill_lite.errors import LLMError
 from hyperskill_lite.serve.bounds import LIMITS, frame
 from hyperskill_lite.serve.sampling import Asker, client_samples, json_ops
 from hyperskill_lite.types import Episode, Extraction, Task

@@ -33,9 +33,9 @@ import mcp.types as types
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 
-from hyperskill_lite.agent.llm import LLMConnectionError, LLMResponseError
 from hyperskill_lite.agent.prompts import REASK, fill
 from hyperskill_lite.agent.replies import extract_json
+from hyperskill_lite.errors import LLMConnectionError, LLMResponseError
 
 __all__ = ["Asker", "NeedsInput", "json_ops", "client_samples"]
 

@@ -169,8 +169,7 @@ def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     (3) when the run finished with errored episodes (an unexpected exception, or a
     process that died in one twice)."""
     from hyperskill_lite import launch
-    from hyperskill_lite.agent.cassette import CassetteMiss
-    from hyperskill_lite.agent.llm import LLMError
+    from hyperskill_lite.errors import CassetteMiss, LLMError
     from hyperskill_lite.logs import run_log
     from hyperskill_lite.runner import RunError
 

@@ -94,7 +94,8 @@ class MediaTools:
 
     def image(self, name: str, data: bytes, question: str | None = None) -> str:
         """The model's answer about an image (or its description)."""
-        from hyperskill_lite.agent.llm import LLMError, LLMRequestError, strip_thinking
+        from hyperskill_lite.agent.llm import strip_thinking
+        from hyperskill_lite.errors import LLMError, LLMRequestError
 
         mime = IMAGE_MIME.get(Path(name).suffix.lower())
         if mime is None:
@@ -166,7 +167,8 @@ class MediaTools:
 
     def audio(self, name: str, data: bytes, question: str | None = None) -> str:
         """The transcript, and the model's answer to `question` from it."""
-        from hyperskill_lite.agent.llm import LLMError, strip_thinking
+        from hyperskill_lite.agent.llm import strip_thinking
+        from hyperskill_lite.errors import LLMError
 
         transcript = self.transcribe(name, data)
         shown = transcript if len(transcript) <= 4000 else transcript[:4000] + " [...]"

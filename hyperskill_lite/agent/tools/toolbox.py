@@ -371,7 +371,7 @@ class Toolbox:
         if got.note:
             header += f"\n{got.note}"
         if query and self.crawl_summary:
-            from hyperskill_lite.agent.llm import LLMError
+            from hyperskill_lite.errors import LLMError
 
             text = got.text[:MODEL_TEXT_CHARS]
             try:
@@ -393,7 +393,7 @@ class Toolbox:
         title, text = self.converter.document(name, data, self.caps)
         header = f"File: {path}" + (f"\nTitle: {title}" if title and title != name else "")
         if question and self.llm is not None:
-            from hyperskill_lite.agent.llm import LLMError
+            from hyperskill_lite.errors import LLMError
 
             body = text[:MODEL_TEXT_CHARS]
             try:
