@@ -315,11 +315,11 @@ def prepare(spec: RunSpec) -> RunParts:
 
 
 def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
-    from hyperskill_lite.agent.cassette import Cassette
     from hyperskill_lite.agent.loop import AgentExecutor
     from hyperskill_lite.agent.settings import make_llms
     from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
     from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge
+    from hyperskill_lite.llm.cassette import Cassette
 
     if spec.benchmark:
         kw: dict[str, Any] = {}

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.framing import frame
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
 from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
+from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     error,

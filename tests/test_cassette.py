@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette, CassetteMiss, env_secrets, request_key
 from hyperskill_lite.agent.llm import LLMConnectionError, PromptedLLM
+from hyperskill_lite.llm.cassette import Cassette, CassetteMiss, env_secrets, request_key
 from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, Skill, Task
 

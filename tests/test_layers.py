@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "errors": set(),
+    "llm": {"errors"},
     "types": {"core"},
     "agent": {"core", "types"},
     "baselines": {"core", "types", "agent", "methods"},  # methods/registry.py: they register
@@ -63,6 +64,9 @@ MODEL_ERRORS_USERS = {"agent", "baselines", "world", "bench", "methods", "runner
 """Areas that may catch the model error family (errors.py) without importing the client."""
 for _area in MODEL_ERRORS_USERS:
     ALLOWED[_area].add("errors")
+for _area in ("agent", "baselines", "bench", "launch", "runner", "testing", "world", "methods",
+              "cli", "serve", "sweep", "explore", "__init__"):
+    ALLOWED[_area].add("llm")  # the model client's transport (llm/) sits below the agent
 
 
 STAND_INS = "testing"

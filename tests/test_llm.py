@@ -193,7 +193,7 @@ def test_retries_wait_with_full_jitter_from_the_clients_own_generator():
     assert random.getstate() == state  # the global generator was not touched
     assert len(times) == 3 and llm.usage.retries == 2
     # the same seed draws the same waits; each lies in [0, base * 2**i]
-    from hyperskill_lite.agent.retry import Backoff
+    from hyperskill_lite.llm.retry import Backoff
 
     b = Backoff(0.05, 30.0, seed=7)
     waits = [b.delay(0), b.delay(1)]
@@ -202,7 +202,7 @@ def test_retries_wait_with_full_jitter_from_the_clients_own_generator():
 
 
 def test_two_clients_built_alike_do_not_retry_in_lock_step():
-    from hyperskill_lite.agent.retry import Backoff
+    from hyperskill_lite.llm.retry import Backoff
 
     a, b = Backoff(1.0, 30.0), Backoff(1.0, 30.0)  # no seed: each from the OS
     assert [a.delay(i) for i in range(6)] != [b.delay(i) for i in range(6)]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.cli import main
+from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
@@ -306,7 +306,7 @@ def test_without_bubblewrap_the_default_run_exits_2_before_writing_anything(tmp_
             "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--tasks",
             str(_tasks(tmp_path)), "--encoder", "hashing", "--out", str(out), *source]
     if how == "replay":
-        from hyperskill_lite.agent.cassette import FORMAT, VERSION
+        from hyperskill_lite.llm.cassette import FORMAT, VERSION
 
         (tmp_path / "none.jsonl").write_text(json.dumps({"format": FORMAT,
                                                          "version": VERSION}) + "\n")

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.tools import HttpSearch, PythonSandbox, Toolbox
 from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import save_memory
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,

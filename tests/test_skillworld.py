@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Skill, Task
 from hyperskill_lite.world import (
     PROFILES,

@@ -1,4 +1,4 @@
-"""Structured outputs and native tool calls on the live path (agent/structured.py,
+"""Structured outputs and native tool calls on the live path (llm/structured.py,
 PromptedLLM.resolve_structured / chat_json, AgentExecutor.resolve_protocol), against the
 scripted OpenAI-compatible server (the real openai client, no mocks). The real local
 model tier is `make live-smoke` (tools/live_smoke.py)."""
@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.prompts import SCHEMAS, action_schema
-from hyperskill_lite.agent.structured import obj, response_format, string
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.structured import obj, response_format, string
 from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, MemoryContext, Task
 

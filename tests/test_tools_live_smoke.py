@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.cassette import Cassette
 from hyperskill_lite.agent.tools import build_toolbox
 from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.cli.tool_options import add_arguments, settings_from_args
+from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.testing.testweb import KEYS, TestWeb
 
 ROOT = Path(__file__).resolve().parents[1]

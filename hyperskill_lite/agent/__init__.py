@@ -12,12 +12,12 @@ May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench
 `plots/`, or the top-level runner, registry and CLI.
 """
 
-from hyperskill_lite.agent.cassette import Cassette, CassetteMiss
 from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
+from hyperskill_lite.llm.cassette import Cassette, CassetteMiss
+from hyperskill_lite.llm.tokens import count_tokens
 
 __all__ = [
     "PromptedLLM",

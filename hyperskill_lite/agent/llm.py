@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hyperskill_lite.agent.cassette import Cassette, env_secrets
 from hyperskill_lite.agent.prompts import (
     BENCHMARKS,
     REASK,
@@ -66,18 +65,19 @@ from hyperskill_lite.agent.replies import (
     scrub_surrogates,
     strip_thinking,
 )
-from hyperskill_lite.agent.retry import Backoff, retry_after_seconds
-from hyperskill_lite.agent.structured import MODES as STRUCTURED_MODES
-from hyperskill_lite.agent.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
-from hyperskill_lite.agent.structured import response_format as structured_format
-from hyperskill_lite.agent.tokens import count_tokens
-from hyperskill_lite.agent.usage import ROLES, Usage, UsageSnapshot, op_role
-from hyperskill_lite.agent.wire import create_completion as _create
-from hyperskill_lite.agent.wire import reasoning_of as _reasoning_of
-from hyperskill_lite.agent.wire import safe_url as _safe_url
-from hyperskill_lite.agent.wire import ssl_context as _ssl_context
-from hyperskill_lite.agent.wire import status_message as _status_message
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
+from hyperskill_lite.llm.cassette import Cassette, env_secrets
+from hyperskill_lite.llm.retry import Backoff, retry_after_seconds
+from hyperskill_lite.llm.structured import MODES as STRUCTURED_MODES
+from hyperskill_lite.llm.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
+from hyperskill_lite.llm.structured import response_format as structured_format
+from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.llm.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.llm.wire import create_completion as _create
+from hyperskill_lite.llm.wire import reasoning_of as _reasoning_of
+from hyperskill_lite.llm.wire import safe_url as _safe_url
+from hyperskill_lite.llm.wire import ssl_context as _ssl_context
+from hyperskill_lite.llm.wire import status_message as _status_message
 from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
 
 __all__ = [

@@ -57,12 +57,12 @@ from hyperskill_lite.agent.llm import (
     strip_thinking,
 )
 from hyperskill_lite.agent.prompts import REASK, action_schema, agent_system_prompt, fill
-from hyperskill_lite.agent.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
-from hyperskill_lite.agent.structured import response_format as structured_format
-from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
 from hyperskill_lite.errors import LLMError, LLMRequestError
+from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
+from hyperskill_lite.llm.structured import response_format as structured_format
+from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]

@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.llm import ENV_API_KEY, PromptedLLM, _safe_url
-from hyperskill_lite.agent.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError
+from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
 
 __all__ = ["CAPABILITIES", "Preflight", "PreflightError", "RunPreflight", "preflight",
            "preflight_run", "needs_for", "needs_from", "probe_wav", "check_sandbox"]

@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hyperskill_lite.agent.framing import neutralise_tokens, quote
-from hyperskill_lite.agent.structured import arr, boolean, obj, string
+from hyperskill_lite.llm.structured import arr, boolean, obj, string
 
 __all__ = [
     "BENCHMARKS",

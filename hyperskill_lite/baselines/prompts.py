@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
-from hyperskill_lite.agent.structured import arr, boolean, integer, obj
+from hyperskill_lite.llm.structured import arr, boolean, integer, obj
 
 __all__ = [
     "SCHEMAS",
@@ -370,7 +370,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 """The JSON schema of each operation's reply (keyed by the operation name its
 `PromptedBaselineOps` method passes to ``chat_json``), the shape its prompt above asks
-for; sent as structured output when the server supports it (agent/structured.py)."""
+for; sent as structured output when the server supports it (llm/structured.py)."""
 
 
 def reasoningbank_prompt(query: str, trajectory: str, success: bool) -> str:

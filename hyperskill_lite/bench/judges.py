@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.structured import boolean, obj, string
 from hyperskill_lite.bench.scoring import gaia_scorer
+from hyperskill_lite.llm.structured import boolean, obj, string
 from hyperskill_lite.types import Episode, Task
 
 __all__ = [

@@ -31,9 +31,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.errors import CassetteMiss, LLMError
+from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.runner.files import RunError, crash_point
 from hyperskill_lite.types import Episode, MemoryContext
 

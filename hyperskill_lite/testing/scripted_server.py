@@ -48,12 +48,12 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from hyperskill_lite.agent.structured import (
+from hyperskill_lite.llm.structured import (
     PROBE_MESSAGES,
     TOOL_PROBE_MESSAGES,
     VISION_PROBE_MESSAGES,
 )
-from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.testing.loopback import LoopbackServer
 from hyperskill_lite.testing.scripted_replies import (
     VLLM_NO_TOOLS_MESSAGE,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hyperskill_lite.agent.tokens import count_tokens
+from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 from hyperskill_lite.world.latent import latent_of, task_latent
 from hyperskill_lite.world.library import Library, load_library

@@ -38,8 +38,8 @@ from hyperskill_lite.agent.prompts import (
     merge_prompt,
     result_text,
 )
-from hyperskill_lite.agent.tokens import count_tokens
 from hyperskill_lite.baselines.ops import OPERATIONS, PromptedBaselineOps
+from hyperskill_lite.llm.tokens import count_tokens
 
 __all__ = ["METERED", "prompt_for", "reply_tokens", "MAX_TRAJECTORY_CHARS"]
 
