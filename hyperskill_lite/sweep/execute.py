@@ -40,7 +40,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,19 +139,21 @@ def every_episode_failed(records: list[dict[str, Any]]) -> bool:
     return bool(records) and all(r.get("error") for r in records)
 
 
-def spec_of(cell: Cell, out_root: Path) -> Any:
-    """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means."""
+def spec_of(cell: Cell, out_root: Path, encoder: Any = None) -> Any:
+    """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means.
+    `encoder`: an encoder instance to run with instead of building ``cell.encoder`` by
+    name (an in-process cell of compare.py; its name is what run.json records)."""
     from hyperskill_lite.launch import RunSpec
-    from hyperskill_lite.protocol import EvalProtocol
 
     config = dict(cell.config)
     common: dict[str, Any] = dict(
         out=Path(out_root) / cell.key, method=cell.method, seed=cell.seed,
-        episodes=cell.episodes, encoder=cell.encoder, k=config.get("k"),
-        prune_mode=config.get("prune_mode"), rho=config.get("rho"), progress=False,
-        evaluation=EvalProtocol(order_seed=cell.order_seed))
+        episodes=cell.episodes, encoder=cell.encoder if encoder is None else encoder,
+        k=config.get("k"), prune_mode=config.get("prune_mode"), rho=config.get("rho"),
+        progress=False, evaluation=cell.protocol)
     if cell.backbone is None:
-        return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing)
+        return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing,
+                       judge=cell.judge)
     from hyperskill_lite.agent.tools import ToolSettings
 
     b, bb = cell.benchmark, cell.backbone
@@ -161,8 +163,10 @@ def spec_of(cell: Cell, out_root: Path) -> Any:
                    settings=bb.model_settings(), tools=ToolSettings(sandbox=cell.sandbox))
 
 
-def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
-    """Run one live cell in this thread, as its `run` command would (preflight before the
+def run_cell_inprocess(cell: Cell, out_root: Path, encoder: Any = None,
+                       ) -> tuple[int, str, float]:
+    """Run one cell in this thread (a live cell, or a SkillWorld cell of a one-job
+    comparison), as its `run` command would (preflight before the
     folder exists, then the resumable run, with the cell's own ``run.log``); (exit code,
     one-line error or "", seconds). Exit codes as the command's: 2 for an error the user
     can fix (bad data, a refused key, ...), 1 when every episode failed, `EXIT_ERRORED`
@@ -177,7 +181,7 @@ def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
     t = time.perf_counter()
     try:
         _check_keys(cell)
-        spec = spec_of(cell, out_root)
+        spec = spec_of(cell, out_root, encoder)
         parts = launch.prepare(spec)
         observed = launch.check_server(parts)  # before the folder exists
         with run_log(spec.out):
@@ -225,8 +229,8 @@ class _Local:
     def submit(self, argv: list[str], env: dict[str, str], cwd: str) -> Future:
         return self.pool.submit(run_cell_process, argv, env, cwd)
 
-    def submit_inprocess(self, cell: Cell, out: Path) -> Future:
-        return self.pool.submit(run_cell_inprocess, cell, out)
+    def submit_inprocess(self, cell: Cell, out: Path, encoder: Any = None) -> Future:
+        return self.pool.submit(run_cell_inprocess, cell, out, encoder)
 
     def close(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait, cancel_futures=True)
@@ -291,126 +295,167 @@ class _Ray:
 
 
 def run_cells(
-    spec: SweepSpec,
+    spec: SweepSpec | Sequence[Cell],
     out: Path,
     executor: str = "local",
     jobs: int | None = None,
     address: str | None = None,
     log: Callable[[str], None] | None = None,
     in_process: bool = True,
+    *,
+    worlds_in_process: bool = False,
+    encoder: Any = None,
+    on_result: Callable[[CellResult], None] | None = None,
 ) -> list[CellResult]:
-    """Run every cell of `spec` under `out` (see the module docstring); one CellResult per
-    cell, in the grid's order. `jobs`: cells at once (default: the number of cores, or,
-    for a sweep of live cells only, the sum of the backbones' max_concurrent).
-    `in_process=False` runs live cells as processes too. Progress lines go to `log`
-    (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute`` logger at INFO."""
+    """Run every cell of `spec` (a sweep file's grid, or a preset list of cells such as
+    compare.py's) under `out` (see the module docstring); one CellResult per cell, in
+    the grid's order. `jobs`: cells at once (default: the number of cores, or, for a
+    sweep of live cells only, the sum of the backbones' max_concurrent).
+    `in_process=False` runs live cells as processes too; `worlds_in_process` runs
+    SkillWorld cells in this process's threads as well (a one-job comparison: no
+    interpreter to start per cell), with `encoder` (an instance) when given. Progress
+    lines go to `log` (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute``
+    logger at INFO; `on_result` is called with each cell's result as it finishes
+    (skipped cells first)."""
     if executor not in EXECUTORS:
         raise ValueError(f"sweep: executor must be one of {EXECUTORS}, got {executor!r}")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cells = list(spec.cells())
-    live_only = bool(cells) and all(c.backbone is not None for c in cells)
-    default_jobs = (sum(b.max_concurrent for b in spec.backbones) if live_only
+    cells = list(spec.cells()) if isinstance(spec, SweepSpec) else list(spec)
+    backbones = {c.backbone.name: c.backbone for c in cells if c.backbone is not None}
+    live_only = bool(cells) and len(backbones) > 0 and all(c.backbone for c in cells)
+    default_jobs = (sum(b.max_concurrent for b in backbones.values()) if live_only
                     else os.cpu_count() or 1)
     jobs = max(1, int(jobs or default_jobs))
-    threads = (executor == "local" and in_process
-               and any(c.backbone is not None for c in cells)
-               and encoder_thread_safe(spec.encoder))
-    say = log if log is not None else log_info
-    results: dict[int, CellResult] = {}
-    todo: list[int] = []
-    for i, cell in enumerate(cells):
-        argv = cell.argv(out)
-        marker = _done_marker(out / cell.key, argv)
-        if marker is not None:
-            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
-                                    error=marker.get("note"))
-        else:
-            todo.append(i)
-    t0 = time.perf_counter()
-    episodes_before = sum(_episodes(out / cells[i].key) for i in todo)
+    threads = (executor == "local" and in_process and bool(backbones)
+               and encoder_thread_safe(cells[0].encoder))
+    runs = _Runs(cells, out, jobs, log if log is not None else log_info, on_result)
+    runner: _Local | _Ray = _Local(jobs) if executor == "local" else _Ray(jobs, address)
 
-    counted: dict[int, int] = {}  # episodes of the running cells at the last count
-    last_count = [0.0]
+    def submit(cell: Cell, env: dict[str, str]) -> Future:
+        if executor == "local" and ((threads and cell.backbone is not None)
+                                    or (worlds_in_process and cell.backbone is None)):
+            return runner.submit_inprocess(cell, out, encoder)  # type: ignore[union-attr]
+        return runner.submit(cell.argv(out), env, str(Path.cwd()))
 
-    def progress(extra: str = "") -> None:
+    try:
+        runs.loop(submit)
+    except KeyboardInterrupt:
+        # child processes got the Ctrl-C too and end at once: wait for them; live cells
+        # in threads would finish their episodes first: leave them to the command, which
+        # exits as a kill would (their folders resume from their last episode)
+        runner.close(wait=not (threads and any(cells[i].backbone
+                                               for i in runs.running.values())))
+        raise
+    except BaseException:
+        runner.close()
+        raise
+    runner.close()
+    return [runs.results[i] for i in range(len(cells))]
+
+
+class _Runs:
+    """The bookkeeping of one `run_cells`: which cells are done, running and pending, the
+    per-backbone limits, the done markers and the progress lines."""
+
+    def __init__(self, cells: list[Cell], out: Path, jobs: int, say: Callable[[str], None],
+                 on_result: Callable[[CellResult], None] | None) -> None:
+        self.cells, self.out, self.jobs, self.say = cells, out, jobs, say
+        self.on_result = on_result
+        self.results: dict[int, CellResult] = {}
+        self.running: dict[Future, int] = {}
+        self.per_backbone: dict[str, int] = {}
+        self.todo: list[int] = []
+        for i, cell in enumerate(cells):
+            marker = _done_marker(out / cell.key, cell.argv(out))
+            if marker is None:
+                self.todo.append(i)
+            else:
+                self._result(i, CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
+                                           error=marker.get("note")))
+        self.t0 = time.perf_counter()
+        self.episodes_before = sum(_episodes(out / cells[i].key) for i in self.todo)
+        self.counted: dict[int, int] = {}  # episodes of the running cells at the last count
+        self.last_count = 0.0
+
+    def _result(self, i: int, result: CellResult) -> None:
+        self.results[i] = result
+        if self.on_result is not None:
+            self.on_result(result)
+
+    def progress(self, extra: str = "") -> None:
+        results = self.results
         done = sum(r.status in ("done", "skipped") for r in results.values())
         failed = sum(r.status == "failed" for r in results.values())
         # finished cells from their results; running cells' files read at most once a
         # second (re-reading every cell's file on every finish was O(cells^2) reads that
         # 64 threaded streams paid for under the GIL)
         now = time.perf_counter()
-        if now - last_count[0] >= 1.0:
-            counted.clear()
-            counted.update({i: _episodes(out / cells[i].key) for i in running.values()})
-            last_count[0] = now
-        eps = (sum(results[i].episodes for i in todo if i in results)
-               + sum(counted.get(i, 0) for i in running.values()) - episodes_before)
-        rate = eps / max(time.perf_counter() - t0, 1e-9)
-        say(f"[sweep] {done}/{len(cells)} done, {len(running)} running, {failed} failed, "
-            f"{rate:.2f} episodes/s{extra}")
+        if now - self.last_count >= 1.0:
+            self.counted = {i: _episodes(self.out / self.cells[i].key)
+                            for i in self.running.values()}
+            self.last_count = now
+        eps = (sum(results[i].episodes for i in self.todo if i in results)
+               + sum(self.counted.get(i, 0) for i in self.running.values())
+               - self.episodes_before)
+        rate = eps / max(time.perf_counter() - self.t0, 1e-9)
+        self.say(f"[sweep] {done}/{len(self.cells)} done, {len(self.running)} running, "
+                 f"{failed} failed, {rate:.2f} episodes/s{extra}")
 
-    runner: _Local | _Ray = _Local(jobs) if executor == "local" else _Ray(jobs, address)
-    running: dict[Future, int] = {}
-    per_backbone: dict[str, int] = {}
-    pending = list(todo)
-    try:
-        while pending or running:
-            # start what the global and per-backbone limits allow, in grid order
-            for i in list(pending):
-                if len(running) >= jobs:
-                    break
-                cell = cells[i]
-                limit = cell.backbone.max_concurrent if cell.backbone else jobs
-                if per_backbone.get(cell.backbone_name, 0) >= limit:
-                    continue
-                pending.remove(i)
-                try:
-                    env = _env_for(cell)
-                except RuntimeError as exc:
-                    results[i] = CellResult(cell, "failed", error=str(exc))
-                    progress(f" | {cell.key}: failed ({exc})")
-                    continue
-                if threads and cell.backbone is not None:
-                    fut = runner.submit_inprocess(cell, out)  # type: ignore[union-attr]
-                else:
-                    fut = runner.submit(cell.argv(out), env, str(Path.cwd()))
-                running[fut] = i
-                per_backbone[cell.backbone_name] = per_backbone.get(cell.backbone_name, 0) + 1
-            if not running:
+    def loop(self, submit: Callable[[Cell, dict[str, str]], Future]) -> None:
+        """Start cells as the limits allow and record each as it finishes."""
+        pending = list(self.todo)
+        while pending or self.running:
+            self._start(pending, submit)
+            if not self.running:
                 continue
-            finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
             for fut in finished:
-                i = running.pop(fut)
-                cell = cells[i]
-                per_backbone[cell.backbone_name] -= 1
-                run_dir = out / cell.key
-                try:
-                    rc, tail, seconds = fut.result()
-                except Exception as exc:  # a Ray task that failed after its retries
-                    rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
-                if rc in (0, EXIT_ERRORED):
-                    note = _last_line(tail) if rc == EXIT_ERRORED else None
-                    (run_dir / DONE_FILE).write_text(json.dumps(
-                        {"argv": cell.argv(out), "seconds": seconds, "note": note}) + "\n")
-                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir), note)
-                else:
-                    error = f"{_last_line(tail)} (exit code {rc})"
-                    results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
-                    (out / "logs").mkdir(exist_ok=True)
-                    (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
-                progress(f" | {cell.key}: {results[i].status}")
-    except KeyboardInterrupt:
-        # child processes got the Ctrl-C too and end at once: wait for them; live cells
-        # in threads would finish their episodes first: leave them to the command, which
-        # exits as a kill would (their folders resume from their last episode)
-        runner.close(wait=not (threads and any(cells[i].backbone for i in running.values())))
-        raise
-    except BaseException:
-        runner.close()
-        raise
-    runner.close()
-    return [results[i] for i in range(len(cells))]
+                self._finish(fut)
+
+    def _start(self, pending: list[int], submit: Callable[[Cell, dict[str, str]], Future],
+               ) -> None:
+        """Start what the global and per-backbone limits allow, in grid order."""
+        for i in list(pending):
+            if len(self.running) >= self.jobs:
+                break
+            cell = self.cells[i]
+            limit = cell.backbone.max_concurrent if cell.backbone else self.jobs
+            if self.per_backbone.get(cell.backbone_name, 0) >= limit:
+                continue
+            pending.remove(i)
+            try:
+                env = _env_for(cell)
+            except RuntimeError as exc:
+                self._result(i, CellResult(cell, "failed", error=str(exc)))
+                self.progress(f" | {cell.key}: failed ({exc})")
+                continue
+            self.running[submit(cell, env)] = i
+            self.per_backbone[cell.backbone_name] = self.per_backbone.get(cell.backbone_name,
+                                                                          0) + 1
+
+    def _finish(self, fut: Future) -> None:
+        """Record a finished cell: its done marker, or its failure and output's tail."""
+        i = self.running.pop(fut)
+        cell = self.cells[i]
+        self.per_backbone[cell.backbone_name] -= 1
+        run_dir = self.out / cell.key
+        try:
+            rc, tail, seconds = fut.result()
+        except Exception as exc:  # a Ray task that failed after its retries
+            rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
+        if rc in (0, EXIT_ERRORED):
+            note = _last_line(tail) if rc == EXIT_ERRORED else None
+            (run_dir / DONE_FILE).write_text(json.dumps(
+                {"argv": cell.argv(self.out), "seconds": seconds, "note": note}) + "\n")
+            result = CellResult(cell, "done", seconds, _episodes(run_dir), note)
+        else:
+            error = f"{_last_line(tail)} (exit code {rc})"
+            result = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
+            (self.out / "logs").mkdir(exist_ok=True)
+            (self.out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
+        self._result(i, result)
+        self.progress(f" | {cell.key}: {result.status}")
 
 
 def _last_line(tail: str) -> str:
