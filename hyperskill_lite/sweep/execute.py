@@ -46,7 +46,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.sweep.spec import Cell, SweepSpec
+from hyperskill_lite import launch
+from hyperskill_lite.agent.cassette import CassetteMiss
+from hyperskill_lite.agent.llm import LLMError
+from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
+from hyperskill_lite.agent.tools import ToolSettings
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.launch import RunSpec
+from hyperskill_lite.logs import run_log
+from hyperskill_lite.runner import RunError
+from hyperskill_lite.sweep.spec import Cell, SweepError, SweepSpec
 
 __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
            "every_episode_failed", "start_ray", "EXECUTORS", "DONE_FILE"]
@@ -123,8 +132,6 @@ def _env_for(cell: Cell) -> dict[str, str]:
     if bb is not None and bb.key_env:
         env["OPENAI_API_KEY"] = os.environ[bb.key_env]
     if bb is not None and bb.judge_key_env:
-        from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
-
         env[ENV_JUDGE_API_KEY] = os.environ[bb.judge_key_env]
     return env
 
@@ -143,8 +150,6 @@ def spec_of(cell: Cell, out_root: Path, encoder: Any = None) -> Any:
     """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means.
     `encoder`: an encoder instance to run with instead of building ``cell.encoder`` by
     name (an in-process cell of compare.py; its name is what run.json records)."""
-    from hyperskill_lite.launch import RunSpec
-
     config = dict(cell.config)
     common: dict[str, Any] = dict(
         out=Path(out_root) / cell.key, method=cell.method, seed=cell.seed,
@@ -154,8 +159,6 @@ def spec_of(cell: Cell, out_root: Path, encoder: Any = None) -> Any:
     if cell.backbone is None:
         return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing,
                        judge=cell.judge)
-    from hyperskill_lite.agent.tools import ToolSettings
-
     b, bb = cell.benchmark, cell.backbone
     assert b is not None
     return RunSpec(**common, backend="openai", model=bb.model, base_url=bb.base_url,
@@ -172,12 +175,6 @@ def run_cell_inprocess(cell: Cell, out_root: Path, encoder: Any = None,
     can fix (bad data, a refused key, ...), 1 when every episode failed, `EXIT_ERRORED`
     (3) when the run finished with errored episodes (an unexpected exception, or a
     process that died in one twice)."""
-    from hyperskill_lite import launch
-    from hyperskill_lite.agent.cassette import CassetteMiss
-    from hyperskill_lite.agent.llm import LLMError
-    from hyperskill_lite.logs import run_log
-    from hyperskill_lite.runner import RunError
-
     t = time.perf_counter()
     try:
         _check_keys(cell)
@@ -206,8 +203,6 @@ def encoder_thread_safe(name: str) -> bool:
     """Whether the encoder `name` may be shared by cells running in threads: the hashing
     encoder (numpy only, no files) is; another only when its class says so
     (``thread_safe = True``: a lock around model calls and the disk cache)."""
-    from hyperskill_lite.core.embed import encoder_by_name
-
     enc = encoder_by_name(name)  # built here, in the calling thread, once
     return type(enc).__name__ == "HashingEncoder" or bool(getattr(enc, "thread_safe", False))
 
@@ -245,8 +240,6 @@ def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> An
     """``ray.init(**kwargs)`` (dashboard off, workers' logs not forwarded), tried again
     when the node times out during startup; its context. Raises `SweepError` when it
     never started."""
-    from hyperskill_lite.sweep.spec import SweepError
-
     kwargs = {"include_dashboard": False, "log_to_driver": False, **kwargs}
     last: BaseException | None = None
     for attempt in range(attempts):
@@ -265,8 +258,6 @@ def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> An
 
 class _Ray:
     def __init__(self, jobs: int, address: str | None) -> None:
-        from hyperskill_lite.sweep.spec import SweepError
-
         try:
             import ray
         except ImportError:
