@@ -439,7 +439,7 @@ def _run_grid(grid: _Grid, root: Path, log: Callable[[str], None] | None,
                 f"SR {row['SR']:6.2f}  steps {row['Steps']:5.2f}  "
                 f"memory calls/ep {row['MemCalls']:.2f}")
 
-    run_cells(grid.cells, root, jobs=grid.jobs, log=_quiet, worlds_in_process=grid.jobs == 1,
+    run_cells(grid.cells, root, jobs=grid.jobs, log=_quiet, worlds="thread" if grid.jobs == 1 else "pool",
               encoder=grid.encoder, on_result=done)
     rank = {m: i for i, m in enumerate(grid.names)}
     rows.sort(key=lambda r: (rank[r["method"]], grid.seeds.index(r["seed"]),

@@ -35,13 +35,22 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +70,7 @@ __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_
            "every_episode_failed", "start_ray", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
+WORLD_MODES = ("process", "thread", "pool")
 DONE_FILE = "sweep-done.json"
 EXIT_ERRORED = 3
 """The `run` command's exit code for a run that finished with errored episodes: the cell
@@ -218,8 +228,18 @@ def _done_marker(run_dir: Path, argv: list[str]) -> dict[str, Any] | None:
 
 
 class _Local:
-    def __init__(self, jobs: int) -> None:
+    """The local executor: a thread pool that runs `run` child processes or in-process
+    cells, and, for ``worlds="pool"``, worker processes that each run SkillWorld cells
+    in-process one after another (an interpreter started once per worker, not per cell)."""
+
+    def __init__(self, jobs: int, pool_worlds: bool = False) -> None:
         self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="cell")
+        self.procs: ProcessPoolExecutor | None = None
+        if pool_worlds:
+            threads = max(1, (os.cpu_count() or 1) // jobs)
+            self.procs = ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn"),  # torch: no fork
+                initializer=_init_worker, initargs=(threads,))
 
     def submit(self, argv: list[str], env: dict[str, str], cwd: str) -> Future:
         return self.pool.submit(run_cell_process, argv, env, cwd)
@@ -227,8 +247,66 @@ class _Local:
     def submit_inprocess(self, cell: Cell, out: Path, encoder: Any = None) -> Future:
         return self.pool.submit(run_cell_inprocess, cell, out, encoder)
 
+    def submit_pooled(self, cell: Cell, out: Path) -> Future:
+        assert self.procs is not None
+        with _sigint_held():  # a worker starts with Ctrl-C ignored (from exec on)
+            return self.procs.submit(run_cell_inprocess, cell, out)
+
     def close(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait, cancel_futures=True)
+        if self.procs is not None:
+            self.procs.shutdown()
+
+    def stop(self, wait: bool = True) -> None:
+        """Close after Ctrl-C or a failure: the pooled workers are stopped now (their
+        runs resume from their folders)."""
+        if self.procs is not None:
+            _stop_pool(self.procs)
+            self.procs = None
+        self.close(wait)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored from their first instruction: while
+    the block runs SIGINT is blocked and ignored here (children inherit both across
+    exec, and a Python started with SIGINT ignored keeps ignoring it, so a Ctrl-C during
+    a worker's start-up prints no traceback); a Ctrl-C that came meanwhile stays pending
+    and is raised here as KeyboardInterrupt when the block ends."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now and release what the pool holds, so no "leaked
+    semaphore" warning follows the one line of a Ctrl-C. Runs with Ctrl-C held: a second
+    one cannot cut it short."""
+    with _sigint_held():
+        workers = list(getattr(pool, "_processes", {}).values())
+        for proc in workers:
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for proc in workers:
+            proc.join(timeout=10)
+
+
+def _init_worker(threads: int) -> None:
+    # Ctrl-C goes to the whole process group: the parent stops the pool (and says so in
+    # one line); a worker that also raised KeyboardInterrupt would print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
 
 
 RAY_START_ATTEMPTS = 3
@@ -294,7 +372,7 @@ def run_cells(
     log: Callable[[str], None] | None = None,
     in_process: bool = True,
     *,
-    worlds_in_process: bool = False,
+    worlds: str = "process",
     encoder: Any = None,
     on_result: Callable[[CellResult], None] | None = None,
 ) -> list[CellResult]:
@@ -302,14 +380,18 @@ def run_cells(
     compare.py's) under `out` (see the module docstring); one CellResult per cell, in
     the grid's order. `jobs`: cells at once (default: the number of cores, or, for a
     sweep of live cells only, the sum of the backbones' max_concurrent).
-    `in_process=False` runs live cells as processes too; `worlds_in_process` runs
-    SkillWorld cells in this process's threads as well (a one-job comparison: no
-    interpreter to start per cell), with `encoder` (an instance) when given. Progress
+    `in_process=False` runs live cells as processes too. `worlds` says how SkillWorld
+    cells run: "process" (default) each as its `run` command in a child process;
+    "thread" in this process (a one-job comparison: no interpreter to start per cell),
+    with `encoder` (an instance) when given; "pool" in `jobs` worker processes started
+    once, each running cells in-process one after another (compare.py). Progress
     lines go to `log` (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute``
     logger at INFO; `on_result` is called with each cell's result as it finishes
     (skipped cells first)."""
     if executor not in EXECUTORS:
         raise ValueError(f"sweep: executor must be one of {EXECUTORS}, got {executor!r}")
+    if worlds not in WORLD_MODES:
+        raise ValueError(f"sweep: worlds must be one of {WORLD_MODES}, got {worlds!r}")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     cells = list(spec.cells()) if isinstance(spec, SweepSpec) else list(spec)
@@ -321,11 +403,15 @@ def run_cells(
     threads = (executor == "local" and in_process and bool(backbones)
                and encoder_thread_safe(cells[0].encoder))
     runs = _Runs(cells, out, jobs, log if log is not None else log_info, on_result)
-    runner: _Local | _Ray = _Local(jobs) if executor == "local" else _Ray(jobs, address)
+    local = executor == "local"
+    runner: _Local | _Ray = (_Local(jobs, pool_worlds=worlds == "pool") if local
+                             else _Ray(jobs, address))
 
     def submit(cell: Cell, env: dict[str, str]) -> Future:
-        if executor == "local" and ((threads and cell.backbone is not None)
-                                    or (worlds_in_process and cell.backbone is None)):
+        if local and cell.backbone is None and worlds == "pool":
+            return runner.submit_pooled(cell, out)  # type: ignore[union-attr]
+        if local and ((threads and cell.backbone is not None)
+                      or (worlds == "thread" and cell.backbone is None)):
             return runner.submit_inprocess(cell, out, encoder)  # type: ignore[union-attr]
         return runner.submit(cell.argv(out), env, str(Path.cwd()))
 
@@ -335,14 +421,22 @@ def run_cells(
         # child processes got the Ctrl-C too and end at once: wait for them; live cells
         # in threads would finish their episodes first: leave them to the command, which
         # exits as a kill would (their folders resume from their last episode)
-        runner.close(wait=not (threads and any(cells[i].backbone
-                                               for i in runs.running.values())))
+        wait_for = not (threads and any(cells[i].backbone for i in runs.running.values()))
+        _stop(runner, wait_for)
         raise
     except BaseException:
-        runner.close()
+        _stop(runner, True)
         raise
     runner.close()
     return [runs.results[i] for i in range(len(cells))]
+
+
+def _stop(runner: _Local | _Ray, wait: bool) -> None:
+    """Close the executor after Ctrl-C or a failure (pooled workers stopped now)."""
+    if isinstance(runner, _Local):
+        runner.stop(wait)
+    else:
+        runner.close(wait)
 
 
 class _Runs:
