@@ -38,20 +38,22 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import os
-import signal
 import tempfile
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.launch import encoder_known
+from hyperskill_lite.methods import BASELINES, EXCLUDE_SELF_METHODS, METHODS
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.runner import RunError, read_records, summarize
+from hyperskill_lite.runner.files import check_out_folder
 from hyperskill_lite.stats import (
     DEFAULT_BOOT,
     PairedDifference,
@@ -59,6 +61,9 @@ from hyperskill_lite.stats import (
     pair_rng,
     paired_differences,
 )
+from hyperskill_lite.sweep.execute import CellResult, run_cells
+from hyperskill_lite.sweep.spec import Cell
+from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
 
 __all__ = ["compare", "aggregate", "format_table", "paired_table", "retention",
            "DEFAULT_METHODS", "KEYS"]
@@ -69,13 +74,7 @@ KEYS = ("SR", "Steps", "Calls", "Tokens", "MemCalls", "TotalTokens", "Latency")
 DELTA_KEYS = ("SR", "Steps", "Calls", "Tokens")
 
 
-def _default_methods() -> tuple[str, ...]:
-    from hyperskill_lite.methods import BASELINES
-
-    return ("no-memory", "hyperskill", *BASELINES)
-
-
-DEFAULT_METHODS = _default_methods()
+DEFAULT_METHODS = ("no-memory", "hyperskill", *BASELINES)
 """No memory, HyperSkill and the ten baselines, in the paper's order."""
 
 
@@ -146,8 +145,6 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int,
              order: int = PAPER_ORDER_SEED) -> dict[str, Any]:
     """A (method, seed, order) row from the records of its evaluated part; "outcomes"
     lists [index, task id, success 0/1] per episode, for the paired statistics."""
-    from hyperskill_lite.runner import summarize
-
     s = summarize(records)
     return {
         "method": method,
@@ -168,49 +165,6 @@ def _run_row(records: list[dict[str, Any]], method: str, seed: int,
         "outcomes": [[int(r["index"]), str(r["task_id"]), int(bool(r["success"]))]
                      for r in records],
     }
-
-
-@contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Start worker processes with SIGINT ignored from their first instruction: while
-    the block runs SIGINT is blocked and ignored here (children inherit both across
-    exec, and a Python started with SIGINT ignored keeps ignoring it, so a Ctrl-C during
-    a worker's start-up prints no traceback); a Ctrl-C that came meanwhile stays pending
-    and is raised here as KeyboardInterrupt when the block ends."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now (their runs resume from their folders when kept) and
-    release what the pool holds, so no "leaked semaphore" warning follows the one line
-    of a Ctrl-C. Runs with Ctrl-C held: a second one cannot cut it short."""
-    with _sigint_held():
-        workers = list(getattr(pool, "_processes", {}).values())
-        for proc in workers:
-            proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
-        for proc in workers:
-            proc.join(timeout=10)
-
-
-def _init_worker(threads: int) -> None:
-    # Ctrl-C goes to the whole process group: the parent stops the pool (and says so in
-    # one line); a worker that also raised KeyboardInterrupt would print a traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
 
 
 def retention(
@@ -246,41 +200,6 @@ def retention(
         raise ValueError(f"retention: {method!r} has a GT-judge SR of 0; the ratio is undefined")
     return {"GT-judge": gt_sr, "Self-judge": self_sr, "Retention": 100.0 * self_sr / gt_sr,
             "Delta": self_sr - gt_sr, "seeds": len(g)}
-
-
-def _run_cell(
-    profile: str, episodes: int, seed: int, name: str, phrasing: str, run_dir: str, encoder: Any,
-    judge: str = "gt", protocol: EvalProtocol | None = None,
-) -> dict[str, Any]:
-    """One (method, seed, order) run of `compare`, resumable in `run_dir`; its row."""
-    from hyperskill_lite.core.config import HyperSkillConfig
-    from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.methods import make_method
-    from hyperskill_lite.runner import read_records, run_episodes
-    from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
-
-    protocol = protocol if protocol is not None else EvalProtocol()
-    enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
-    params = WorldParams(phrasing=phrasing)
-    tasks = protocol.arrange(make_tasks(profile, seed=seed, params=params), episodes)
-    llm = SimLLM(params, seed=seed)
-    system = make_method(name, llm, enc, HyperSkillConfig())
-    info = {"method": name, "profile": profile, "seed": seed, "encoder": enc.name,
-            "phrasing": phrasing}
-    if judge == "self":
-        info["learn_judge"] = "self"
-    run_episodes(
-        system,
-        tasks,
-        SimExecutor(params, seed=seed),
-        Path(run_dir),
-        progress=False,
-        learn_judge=llm.judge if judge == "self" else None,
-        run_info=info,
-        protocol=protocol,
-    )
-    records = protocol.evaluated(read_records(Path(run_dir)))
-    return {**_run_row(records, name, seed, protocol.order_seed), "judge": judge}
 
 
 def _cells(rows: Sequence[dict[str, Any]]) -> dict[str, dict[Any, dict[Any, float]]]:
@@ -365,11 +284,11 @@ def compare(
     phrasing : SimLLM's text model, "calibrated" (default) or "curated"
         (`WorldParams.phrasing`).
     jobs : run the (method, seed, order) cells in this many worker processes (None: one
-        per core). Every cell is deterministic and independent (its own world seed,
-        model, executor and run directory), so the rows are identical to ``jobs=1``;
-        only the order in which `log` reports them differs. Workers rebuild the encoder
-        by name and share the persistent embedding cache (core/cache.py); each gets
-        cores // jobs torch threads.
+        per core), each the `run` command of its cell (sweep/execute.py); ``jobs=1`` runs
+        them in this process. Every cell is deterministic and independent (its own world
+        seed, model, executor and run directory), so the rows are identical to
+        ``jobs=1``; only the order in which `log` reports them differs. Workers rebuild
+        the encoder by name and share the persistent embedding cache (core/cache.py).
     judge : what the memories learn from: "gt" (default) the world's true outcome, or
         "self" the simulated self-judge (`SimLLM.judge`, wrong with probability
         `WorldParams.self_judge_flip`). SR is scored by the world's truth either way, so
@@ -391,10 +310,43 @@ def compare(
     memory), NonEmpty, Injected and EmptyStore (memory health, runner/health.py), and
     "outcomes" ([index, task id, success] per evaluated episode).
     """
-    from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.methods import EXCLUDE_SELF_METHODS, METHODS
-    from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
+    grid = _grid(profile, episodes, seeds, methods, encoder, phrasing, jobs, judge, orders,
+                 protocol, reference, log)
+    if out is not None:
+        check_out_folder(out)
+    with tempfile.TemporaryDirectory() if out is None else nullcontext(out) as root:
+        rows = _run_grid(grid, Path(root), log)
+    table, paired = _tables(grid, rows, stats_seed, n_boot)
+    if out is not None:
+        _write(grid, Path(out), table, rows, paired, stats_seed, n_boot)
+    return table, rows
 
+
+@dataclass
+class _Grid:
+    """compare's preset grid: its checked settings and its cells (sweep `Cell`s in
+    compare's folder layout, in the order (seed, order, method))."""
+
+    profile: str
+    episodes: int
+    seeds: list[int]
+    orders: list[int]
+    names: list[str]
+    encoder: Any
+    phrasing: str
+    judge: str
+    base: EvalProtocol
+    reference: str | None
+    jobs: int
+    cells: list[Cell]
+
+
+def _grid(profile: str, episodes: int, seeds: int | Sequence[int], methods: Sequence[str] | None,
+          encoder: Any, phrasing: str, jobs: int | None, judge: str,
+          orders: Sequence[int] | None, protocol: EvalProtocol | None, reference: str | None,
+          log: Callable[[str], None] | None) -> _Grid:
+    """Check compare's arguments (a ValueError naming the one that is wrong) and build
+    its grid."""
     if judge not in ("gt", "self"):
         raise ValueError(f"compare: judge must be 'gt' or 'self', got {judge!r}")
     if profile not in PROFILES:
@@ -408,7 +360,38 @@ def compare(
     if not order_list:
         raise ValueError("compare: orders must hold at least one task order seed")
     base = protocol if protocol is not None else EvalProtocol()
-    protocols = {o: base.replace(order_seed=int(o)) for o in order_list}  # checks each seed
+    for o in order_list:
+        base.replace(order_seed=int(o))  # checks each seed
+    names = _method_names(methods, reference, base)
+    enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
+    n_cells = len(seed_list) * len(order_list) * len(names)
+    jobs = min(max(1, int(jobs if jobs is not None else (os.cpu_count() or 1))), n_cells)
+    if jobs > 1 and not encoder_known(enc.name):
+        raise ValueError(
+            f"compare: jobs={jobs} needs an encoder a worker can rebuild by name "
+            f"('minilm' or 'hashing(...)'), got {enc.name!r}; use jobs=1")
+    n_tasks = len(make_tasks(profile, seed=seed_list[0], params=WorldParams(phrasing=phrasing)))
+    if episodes > n_tasks:  # as `run` does: all of them, and say so
+        note = (f"note: SkillWorld {profile} has {n_tasks} tasks; running all of them "
+                f"(--episodes {episodes} asked for more)")
+        (log or logging.getLogger(__name__).warning)(note)
+        episodes = n_tasks
+    if base.eval_from is not None and base.eval_from >= episodes * base.passes:
+        raise ValueError(f"compare: the evaluated part starts at episode {base.eval_from + 1}, "
+                         f"after the run's {episodes * base.passes} episodes")
+    evaluation = None if base.replace(order_seed=PAPER_ORDER_SEED).is_paper else base
+    cells = [Cell(name, seed, None, profile, episodes=episodes, encoder=enc.name,
+                  phrasing=phrasing, order_seed=int(order),
+                  judge="self" if judge == "self" else None, evaluation=evaluation,
+                  folder=_folder(profile, name, seed, int(order), judge, base))
+             for seed in seed_list for order in order_list for name in names]
+    return _Grid(profile, episodes, seed_list, order_list, names, enc, phrasing, judge, base,
+                 reference, jobs, cells)
+
+
+def _method_names(methods: Sequence[str] | None, reference: str | None,
+                  base: EvalProtocol) -> list[str]:
+    """The methods compared, no-memory first when missing; checked."""
     names = list(dict.fromkeys(methods if methods is not None else DEFAULT_METHODS))
     unknown = [m for m in names if m not in METHODS]
     if unknown:
@@ -422,116 +405,102 @@ def compare(
         bad = [m for m in names if m not in EXCLUDE_SELF_METHODS]
         raise ValueError(f"compare: --exclude-self needs methods that can leave a task's own "
                          f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); not {bad}")
-    enc = encoder_by_name(encoder) if isinstance(encoder, str) else encoder
-    jobs = max(1, int(jobs if jobs is not None else (os.cpu_count() or 1)))
-    cells = [(seed, order, name) for seed in seed_list for order in order_list for name in names]
-    jobs = min(jobs, len(cells))
-    if jobs > 1:
-        try:
-            encoder_by_name(enc.name)
-        except ValueError:
-            raise ValueError(
-                f"compare: jobs={jobs} needs an encoder a worker can rebuild by name "
-                f"('minilm' or 'hashing(...)'), got {enc.name!r}; use jobs=1"
-            ) from None
-    n_tasks = len(make_tasks(profile, seed=seed_list[0], params=WorldParams(phrasing=phrasing)))
-    if episodes > n_tasks:  # as `run` does: all of them, and say so
-        note = (f"note: SkillWorld {profile} has {n_tasks} tasks; running all of them "
-                f"(--episodes {episodes} asked for more)")
-        (log or logging.getLogger(__name__).warning)(note)
-        episodes = n_tasks
-    if base.eval_from is not None and base.eval_from >= episodes * base.passes:
-        raise ValueError(f"compare: the evaluated part starts at episode {base.eval_from + 1}, "
-                         f"after the run's {episodes * base.passes} episodes")
+    return names
 
-    if out is not None:
-        from hyperskill_lite.runner.files import check_out_folder
 
-        check_out_folder(out)
-    tmp = tempfile.TemporaryDirectory() if out is None else None
-    root = Path(tmp.name if tmp is not None else out)  # type: ignore[arg-type]
+def _folder(profile: str, name: str, seed: int, order: int, judge: str,
+            base: EvalProtocol) -> str:
+    """A cell's folder: ``<profile>/<method>[+self-judge][+tag]/seed-<s>[-order-<o>]``."""
+    folder = "+".join([name] + (["self-judge"] if judge == "self" else [])
+                      + ([base.tag] if base.tag else []))
+    run = f"seed-{seed}" + ("" if order == PAPER_ORDER_SEED else f"-order-{order}")
+    return f"{profile}/{folder}/{run}"
+
+
+def _run_grid(grid: _Grid, root: Path, log: Callable[[str], None] | None,
+              ) -> list[dict[str, Any]]:
+    """Run the grid's cells on the sweep executor (in this process for one job, else in
+    `jobs` worker processes); its rows, in (method, seed, order) order. A failed cell
+    raises `RunError` with its one-line error."""
+    if log is not None:
+        log(f"[compare] {len(grid.cells)} run(s) in this process" if grid.jobs == 1 else
+            f"[compare] {len(grid.cells)} run(s) on {grid.jobs} worker process(es)")
     rows: list[dict[str, Any]] = []
 
-    def done(row: dict[str, Any]) -> None:
+    def done(result: CellResult) -> None:
+        if result.status == "failed":
+            raise RunError(f"compare: the run in {root / result.cell.key} failed: "
+                           f"{_clean(result.error)}")
+        row = _row_of(result.cell, root, grid.judge)
         rows.append(row)
         if log is not None:
-            where = f" order {row['order']}" if len(order_list) > 1 else ""
-            log(
-                f"{profile} seed {row['seed']}{where} {row['method']:<24} SR {row['SR']:6.2f}  "
-                f"steps {row['Steps']:5.2f}  memory calls/ep {row['MemCalls']:.2f}"
-            )
+            where = f" order {row['order']}" if len(grid.orders) > 1 else ""
+            log(f"{grid.profile} seed {row['seed']}{where} {row['method']:<24} "
+                f"SR {row['SR']:6.2f}  steps {row['Steps']:5.2f}  "
+                f"memory calls/ep {row['MemCalls']:.2f}")
 
-    def cell_args(seed: int, order: int, name: str) -> tuple:
-        folder = "+".join([name] + (["self-judge"] if judge == "self" else [])
-                          + ([base.tag] if base.tag else []))
-        run = f"seed-{seed}" + ("" if order == PAPER_ORDER_SEED else f"-order-{order}")
-        return (profile, episodes, seed, name, phrasing, str(root / profile / folder / run),
-                enc, judge, protocols[order])
+    run_cells(grid.cells, root, jobs=grid.jobs, log=_quiet, worlds="thread" if grid.jobs == 1 else "pool",
+              encoder=grid.encoder, on_result=done)
+    rank = {m: i for i, m in enumerate(grid.names)}
+    rows.sort(key=lambda r: (rank[r["method"]], grid.seeds.index(r["seed"]),
+                             grid.orders.index(r["order"])))
+    return rows
 
-    try:
-        if jobs == 1:
-            if log is not None:
-                log(f"[compare] {len(cells)} run(s) in this process")
-            for seed, order, name in cells:
-                done(_run_cell(*cell_args(seed, order, name)))
-        else:
-            threads = max(1, (os.cpu_count() or 1) // jobs)
-            ctx = multiprocessing.get_context("spawn")  # torch is not fork-safe
-            pool = ProcessPoolExecutor(
-                jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads,)
-            )
-            try:
-                with _sigint_held():  # workers start with Ctrl-C ignored (from exec on)
-                    futures = []
-                    for seed, order, name in cells:
-                        args = cell_args(seed, order, name)
-                        futures.append(pool.submit(_run_cell, *args[:6], enc.name, *args[7:]))
-                if log is not None:
-                    log(f"[compare] {len(cells)} run(s) on {jobs} worker process(es)")
-                for fut in as_completed(futures):
-                    done(fut.result())
-            except BaseException:  # Ctrl-C or a failed cell: stop the workers now (a
-                # killed cell resumes from its run folder when `out` is kept)
-                _stop_pool(pool)
-                raise
-            pool.shutdown()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
-    order = {m: i for i, m in enumerate(names)}
-    rows.sort(key=lambda r: (order[r["method"]], seed_list.index(r["seed"]),
-                             order_list.index(r["order"])))
-    spread = "seeds" if len(order_list) == 1 else "seeds x orders"
-    orders_text = ("task order seed 42" if order_list == [PAPER_ORDER_SEED] else
-                   f"task order seeds {', '.join(map(str, order_list))}")
+
+def _quiet(line: str) -> None:
+    """The sweep's progress lines: compare prints one line per finished run instead."""
+
+
+def _clean(error: str | None) -> str:
+    text = " ".join(str(error or "no output").split())
+    return text[len("error: "):] if text.startswith("error: ") else text
+
+
+def _row_of(cell: Cell, root: Path, judge: str) -> dict[str, Any]:
+    """The row of a finished cell, from the records of its evaluated part."""
+    protocol = cell.protocol
+    records = protocol.evaluated(read_records(root / cell.key))
+    return {**_run_row(records, cell.method, cell.seed, protocol.order_seed), "judge": judge}
+
+
+def _tables(grid: _Grid, rows: list[dict[str, Any]], stats_seed: int, n_boot: int,
+            ) -> tuple[str, list[PairedDifference]]:
+    """The printed table: Table 1 with its title, then the paired differences."""
+    spread = "seeds" if len(grid.orders) == 1 else "seeds x orders"
+    orders_text = ("task order seed 42" if grid.orders == [PAPER_ORDER_SEED] else
+                   f"task order seeds {', '.join(map(str, grid.orders))}")
+    base = grid.base
     proto = "" if base.replace(order_seed=PAPER_ORDER_SEED).is_paper else \
         f"; protocol: {base.describe().split(', ', 1)[1]}"
     title = (
-        f"SkillWorld '{profile}', {episodes} episodes x {len(seed_list)} seed(s), "
-        f"{orders_text}, encoder {enc.name}, {phrasing} phrasing{proto}"
-        + (", memories learn from the self-judge" if judge == "self" else "")
+        f"SkillWorld '{grid.profile}', {grid.episodes} episodes x {len(grid.seeds)} seed(s), "
+        f"{orders_text}, encoder {grid.encoder.name}, {grid.phrasing} phrasing{proto}"
+        + (", memories learn from the self-judge" if grid.judge == "self" else "")
         + f"; mean ± sd over {spread}, (delta) vs no-memory. "
         "Offline simulation: NOT the paper's numbers."
     )
-    paired_text, paired = paired_table(rows, "no-memory", reference, stats_seed, n_boot)
-    table = format_table(aggregate(rows), "no-memory", title) + "\n\n" + paired_text
-    if out is not None:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        doc = {
-            "profile": profile,
-            "episodes": episodes,
-            "seeds": seed_list,
-            "orders": order_list,
-            "protocol": base.to_dict(),
-            "encoder": enc.name,
-            "phrasing": phrasing,
-            "judge": judge,
-            "reference": reference,
-            "stats_seed": stats_seed,
-            "n_boot": n_boot,
-            "paired": [d.to_dict() for d in paired],
-            "rows": rows,
-        }
-        (Path(out) / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
-        (Path(out) / "table.txt").write_text(table + "\n")
-    return table, rows
+    paired_text, paired = paired_table(rows, "no-memory", grid.reference, stats_seed, n_boot)
+    return format_table(aggregate(rows), "no-memory", title) + "\n\n" + paired_text, paired
+
+
+def _write(grid: _Grid, out: Path, table: str, rows: list[dict[str, Any]],
+           paired: list[PairedDifference], stats_seed: int, n_boot: int) -> None:
+    """``OUT/compare.json`` and ``OUT/table.txt``."""
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "profile": grid.profile,
+        "episodes": grid.episodes,
+        "seeds": grid.seeds,
+        "orders": grid.orders,
+        "protocol": grid.base.to_dict(),
+        "encoder": grid.encoder.name,
+        "phrasing": grid.phrasing,
+        "judge": grid.judge,
+        "reference": grid.reference,
+        "stats_seed": stats_seed,
+        "n_boot": n_boot,
+        "paired": [d.to_dict() for d in paired],
+        "rows": rows,
+    }
+    (out / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+    (out / "table.txt").write_text(table + "\n")

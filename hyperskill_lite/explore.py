@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.launch import RunSpec, execute, prepare
 from hyperskill_lite.methods import METHODS, make_method
-from hyperskill_lite.runner import read_records, run_episodes, shuffled, summarize
+from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.runner import summarize
 from hyperskill_lite.types import MemorySystem
-from hyperskill_lite.world import PHRASINGS, PROFILES, SimExecutor, SimLLM, WorldParams, make_tasks
+from hyperskill_lite.world import PHRASINGS, PROFILES, SimLLM
 
 __all__ = ["Exploration", "KNOBS", "describe", "hypergraph_methods", "short_run", "panel"]
 
@@ -81,8 +82,10 @@ class Exploration:
         return sum((r.get("maintenance") or {}).get("merged", 0) for r in self.records)
 
 
-def short_run(**knobs: Any) -> Exploration:
-    """Run one method for a few SkillWorld episodes with the given knobs (`KNOBS`)."""
+def short_run(order_seed: int = PAPER_ORDER_SEED, **knobs: Any) -> Exploration:
+    """Run one method for a few SkillWorld episodes with the given knobs (`KNOBS`), in the
+    task order of `order_seed` (42, the paper's, by default), as the `run` command would
+    (a `launch.RunSpec` through `launch.execute`) in a scratch folder."""
     unknown = set(knobs) - set(KNOBS)
     if unknown:
         raise ValueError(f"short_run: unknown knob(s) {sorted(unknown)}; known: {sorted(KNOBS)}")
@@ -91,21 +94,18 @@ def short_run(**knobs: Any) -> Exploration:
         raise ValueError(f"short_run: profile must be one of {PROFILES}, got {k['profile']!r}")
     if k["phrasing"] not in PHRASINGS:
         raise ValueError(f"short_run: phrasing must be one of {PHRASINGS}, got {k['phrasing']!r}")
-    params = WorldParams(phrasing=k["phrasing"])
-    config = HyperSkillConfig(
-        beta=k["beta"], delta_dedup=k["delta_dedup"], delta_merge=k["delta_merge"], rho=k["rho"]
-    ).with_k(int(k["k"]))
-    tasks = shuffled(make_tasks(k["profile"], seed=k["seed"], params=params), seed=42)
-    tasks = tasks[: int(k["episodes"])]
-    encoder = encoder_by_name(k["encoder"])
-    system = make_method(k["method"], SimLLM(params, seed=k["seed"]), encoder, config)
     scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None
     with tempfile.TemporaryDirectory(dir=scratch) as d:
-        run_episodes(system, tasks, SimExecutor(params, seed=k["seed"]), Path(d) / "run",
-                     maintain_every=config.maintain_every(len(tasks)), progress=False,
-                     durable=False)
-        records = read_records(Path(d) / "run")
-    return Exploration(k, records, system, summarize(records))
+        spec = RunSpec(out=Path(d) / "run", method=k["method"], seed=int(k["seed"]),
+                       episodes=int(k["episodes"]), encoder=k["encoder"], k=int(k["k"]),
+                       rho=k["rho"], profile=k["profile"], phrasing=k["phrasing"],
+                       overrides={"beta": k["beta"], "delta_dedup": k["delta_dedup"],
+                                  "delta_merge": k["delta_merge"]},
+                       evaluation=EvalProtocol(order_seed=int(order_seed)),
+                       progress=False, durable=False)
+        parts = prepare(spec)
+        records = execute(parts)
+    return Exploration(k, records, parts.system, summarize(records))
 
 
 def hypergraph_methods() -> list[str]:

@@ -23,23 +23,36 @@ memory systems (methods.py), the world (world/), the model client and tools (age
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.settings import ModelSettings
+from hyperskill_lite.agent.loop import AgentExecutor
+from hyperskill_lite.agent.preflight import check_sandbox, needs_for, preflight_run
+from hyperskill_lite.agent.settings import ModelSettings, make_llms, usage_totals
+from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
+from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge, write_submission
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.methods import EXCLUDE_SELF_METHODS, METHODS, make_method
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.types import Task
+from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
 
 __all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "prepare", "check_server", "execute",
-           "skillworld_parts", "PROFILES", "PHRASINGS", "BENCHMARKS", "ENCODERS",
-           "TASK_ORDER_SEED"]
+           "skillworld_parts", "encoder_known", "encoder_name", "make_encoder", "PROFILES",
+           "PHRASINGS", "BENCHMARKS", "ENCODERS", "TASK_ORDER_SEED"]
 
 PROFILES = ("gaia", "webwalker", "xbench")
 PHRASINGS = ("calibrated", "curated")
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
 ENCODERS = ("minilm", "hashing")
+_HASHING_NAME = re.compile(r"hashing(?:\(dim=(\d+),seed=(-?\d+)\))?")
+"""A hashing encoder's recorded name (core/embed.py's `encoder_by_name` reads the same)."""
 JUDGE_KINDS = ("exact", "llm", "self")
 PAPER_PROTOCOL = EvalProtocol()
 """The paper's protocol: online memory, one pass, the seed-42 order (frozen, shared)."""
@@ -64,12 +77,19 @@ class RunSpec:
     """World seed (SkillWorld) or model seed; the task order is `evaluation.order_seed`."""
     episodes: int | None = None
     """How many tasks of the ordered list to run (None: all)."""
-    encoder: str = "minilm"
+    encoder: Any = "minilm"
+    """"minilm", "hashing", a recorded encoder name such as "hashing(dim=64,seed=3)", or an
+    encoder instance (library callers; run.json records its ``name``)."""
     k: int | None = None
     """One retrieval budget for k_u, k_e and k_s (None: the config's 2)."""
     prune_mode: str | None = None
     rho: float | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    """Further `HyperSkillConfig` fields (beta, delta_dedup, ...; explore.py's knobs),
+    applied after `k`, `prune_mode` and `rho`."""
     progress: bool = True
+    durable: bool = True
+    """fsync every record (a scratch run of explore.py passes False)."""
     # -- offline world
     profile: str = "gaia"
     phrasing: str = "calibrated"
@@ -129,8 +149,6 @@ def check_spec(spec: RunSpec) -> RunSpec:
     ...
     ValueError: --rho must be in [0, 1] (the share of entries pruned per cycle), got 2.0
     """
-    from hyperskill_lite.methods import METHODS
-
     if spec.method not in METHODS:
         raise ValueError(f"unknown method {spec.method!r}; choose one of {', '.join(METHODS)} "
                          "(`python -m hyperskill_lite methods` describes them)")
@@ -145,13 +163,11 @@ def check_spec(spec: RunSpec) -> RunSpec:
         raise ValueError(f"--prune-mode must be one of {', '.join(PRUNE_MODES)}, "
                          f"got {spec.prune_mode!r}")
     if spec.evaluation.exclude_self:
-        from hyperskill_lite.methods import EXCLUDE_SELF_METHODS
-
         if spec.method not in EXCLUDE_SELF_METHODS:
             raise ValueError(f"--exclude-self needs a method that can leave a task's own "
                              f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); "
                              f"{spec.method} cannot")
-    if spec.encoder not in ENCODERS:
+    if isinstance(spec.encoder, str) and not encoder_known(spec.encoder):
         raise ValueError(f"--encoder must be one of {', '.join(ENCODERS)}, got {spec.encoder!r}")
     if not spec.live:
         if spec.profile not in PROFILES:
@@ -215,7 +231,30 @@ def config_of(spec: RunSpec) -> HyperSkillConfig:
         changes["prune_mode"] = spec.prune_mode
     if spec.rho is not None:
         changes["rho"] = spec.rho
+    changes.update(spec.overrides)
     return cfg.replace(**changes) if changes else cfg
+
+
+def encoder_known(name: str) -> bool:
+    """Whether `name` names an encoder `encoder_by_name` builds: "minilm", "hashing", or
+    a recorded name ("minilm(all-MiniLM-L6-v2)", "hashing(dim=64,seed=3)"), checked
+    without building it.
+
+    >>> encoder_known("hashing(dim=64,seed=3)"), encoder_known("word2vec")
+    (True, False)
+    """
+    key = name.strip().lower()
+    return key in ENCODERS or key.startswith("minilm(") or bool(_HASHING_NAME.fullmatch(key))
+
+
+def encoder_name(encoder: Any) -> str:
+    """The name run.json records for a spec's encoder (its ``name`` for an instance)."""
+    return encoder if isinstance(encoder, str) else str(encoder.name)
+
+
+def make_encoder(encoder: Any) -> Any:
+    """The encoder of a spec: built by name (shared per name), or the instance given."""
+    return encoder_by_name(encoder) if isinstance(encoder, str) else encoder
 
 
 def ordered(tasks: list[Task], episodes: int | None,
@@ -231,8 +270,6 @@ def skillworld_parts(profile: str, seed: int, episodes: int | None,
                      ) -> tuple[list[Task], Any, Any, int]:
     """SkillWorld's tasks (in the run's order), simulated model and executor for one
     world seed; and the number of tasks the profile has."""
-    from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
-
     params = WorldParams(phrasing=phrasing)
     tasks, available = ordered(make_tasks(profile, seed=seed, params=params), episodes,
                                evaluation)
@@ -276,15 +313,10 @@ def prepare(spec: RunSpec) -> RunParts:
     Raises ValueError for settings that cannot run (`check_spec`),
     `BenchmarkDataError` for unreadable task files.
     """
-    from functools import partial
-
-    from hyperskill_lite.agent.settings import usage_totals
-    from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.methods import make_method
-
     spec = check_spec(spec)
     cfg = config_of(spec)
-    info: dict[str, Any] = {"method": spec.method, "seed": spec.seed, "encoder": spec.encoder,
+    info: dict[str, Any] = {"method": spec.method, "seed": spec.seed,
+                            "encoder": encoder_name(spec.encoder),
                             "config": cfg.to_dict()}
     if not spec.live:
         tasks, llm, executor, available = skillworld_parts(
@@ -309,18 +341,12 @@ def prepare(spec: RunSpec) -> RunParts:
     if spec.evaluation.eval_from is not None and spec.evaluation.eval_from >= len(tasks):
         raise ValueError(f"--freeze-after/--eval-from {spec.evaluation.eval_from} leaves "
                          f"nothing to evaluate: the run has {len(tasks)} episodes")
-    system = make_method(spec.method, llm, encoder_by_name(spec.encoder), cfg)
+    system = make_method(spec.method, llm, make_encoder(spec.encoder), cfg)
     return RunParts(spec, system, tasks, executor, llm, judge, learn_judge, info, available,
                     usage, judge_llm)
 
 
 def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
-    from hyperskill_lite.agent.loop import AgentExecutor
-    from hyperskill_lite.agent.settings import make_llms
-    from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
-    from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge
-    from hyperskill_lite.llm.cassette import Cassette
-
     if spec.benchmark:
         kw: dict[str, Any] = {}
         if spec.benchmark == "webwalkerqa" and spec.subset is not None:
@@ -408,8 +434,6 @@ def check_server(parts: RunParts) -> dict[str, Any]:
     tool's sandbox cannot be had here (`check_sandbox`: the default needs bubblewrap) or
     the server cannot serve the run; else what it found, for run.json's ``observed``.
     SkillWorld runs check nothing; replays check the sandbox only."""
-    from hyperskill_lite.agent.preflight import check_sandbox, needs_for, preflight_run
-
     spec = parts.spec
     if not spec.live:
         return {}
@@ -426,13 +450,26 @@ def check_server(parts: RunParts) -> dict[str, Any]:
                          audio_base_url=tools.audio_base_url).to_dict()
 
 
-def execute(parts: RunParts, observed: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Run (or resume) the run in ``parts.spec.out``; its records, every episode.
-    `observed` (what `check_server` found) is recorded in run.json with the probes'
-    answers and the transport settings, as this invocation's observation."""
-    from hyperskill_lite.bench import write_submission
-    from hyperskill_lite.runner import read_records, run_episodes
+def execute(spec: RunSpec | RunParts, observed: dict[str, Any] | None = None,
+            ) -> list[dict[str, Any]]:
+    """Run (or resume) a run in ``spec.out``; its records, every episode. The one path
+    every run takes: the `run` command, `compare` and sweeps (through the sweep executor),
+    and explore.py's short runs.
 
+    `spec` is a `RunSpec` (`prepare` builds its parts and `check_server` runs the live
+    preflight, before the folder exists) or the `RunParts` a caller prepared already
+    (to print what it is about to run, or to keep the memory system). `observed` (what
+    `check_server` found) is recorded in run.json with the probes' answers and the
+    transport settings, as this invocation's observation."""
+    if isinstance(spec, RunSpec):
+        parts = prepare(spec)
+        observed = check_server(parts) if observed is None else observed
+    else:
+        parts = spec
+    return _run(parts, observed)
+
+
+def _run(parts: RunParts, observed: dict[str, Any] | None) -> list[dict[str, Any]]:
     spec = parts.spec
     seen = {**(observed or {}), **probe(parts)}
     if spec.live:
@@ -441,7 +478,7 @@ def execute(parts: RunParts, observed: dict[str, Any] | None = None) -> list[dic
                  learn_judge=parts.learn_judge,
                  maintain_every=parts.maintain_every,
                  run_info=parts.info, observed=seen or None, protocol=spec.evaluation,
-                 progress=spec.progress, usage=parts.usage)
+                 progress=spec.progress, usage=parts.usage, durable=spec.durable)
     records = read_records(spec.out)
     if spec.split == "test":
         write_submission(records, spec.out)

@@ -29,6 +29,12 @@ from hyperskill_lite.core.records import (
 )
 
 __all__ = [
+    "CountsModelCalls",
+    "ExcludesOwnTask",
+    "ReportsUsage",
+    "UsageTotals",
+    "UsesModel",
+    "usage_totals_of",
     "Polarity",
     "Task",
     "Skill",
@@ -181,6 +187,61 @@ class Executor(Protocol):
     in `success` as the executor sees it; the runner's judge decides)."""
 
     def run(self, task: Task, context: MemoryContext) -> Episode: ...
+
+
+@runtime_checkable
+class CountsModelCalls(Protocol):
+    """A runner capability: the memory system counts its model calls in `llm_calls`
+    (cumulative); the runner records each episode's share as ``memory_llm_calls``.
+
+    >>> class Counted:
+    ...     llm_calls = 3
+    >>> isinstance(Counted(), CountsModelCalls), isinstance(object(), CountsModelCalls)
+    (True, False)
+    """
+
+    llm_calls: int
+
+
+@runtime_checkable
+class ExcludesOwnTask(Protocol):
+    """A runner capability: the memory system can leave a task's own earlier memories out
+    of its retrieval (`exclude_self`, set by the runner from the evaluation protocol)."""
+
+    exclude_self: bool
+
+
+@runtime_checkable
+class UsageTotals(Protocol):
+    """Cumulative model usage counters (``{"calls", "prompt_tokens", ...}``; agent/usage.py's
+    `Usage`)."""
+
+    def totals(self) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class ReportsUsage(Protocol):
+    """A runner capability of a model: it keeps a `usage` counter (`UsageTotals`);
+    the runner records per-episode usage from it when the caller gave none
+    (PromptedLLM's real counts, SimLLM's estimates from the real prompts)."""
+
+    usage: UsageTotals
+
+
+@runtime_checkable
+class UsesModel(Protocol):
+    """A memory system that calls a model, `llm` (a `MemoryLLM`, perhaps `ReportsUsage`)."""
+
+    llm: Any
+
+
+def usage_totals_of(system: Any) -> Callable[[], dict[str, int]] | None:
+    """The `totals` of the usage counter of a system's model (`UsesModel` whose model
+    `ReportsUsage`), else None."""
+    if isinstance(system, UsesModel) and isinstance(system.llm, ReportsUsage) \
+            and isinstance(system.llm.usage, UsageTotals):
+        return system.llm.usage.totals
+    return None
 
 
 Judge = Callable[[Task, Episode], bool]

@@ -28,7 +28,7 @@ from hyperskill_lite.cli.options import at_least_1, fraction, method_help, metho
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec
+from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec, encoder_known
 
 __all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 
@@ -47,7 +47,10 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=0,
                    help="world/model seed (the task order is --order-seed's)")
     r.add_argument("--out", required=True, type=Path, help="run directory (rerun to resume)")
-    r.add_argument("--encoder", choices=ENCODERS, default="minilm")
+    r.add_argument("--encoder", type=encoder_choice, default="minilm",
+                   metavar="{" + ",".join(ENCODERS) + "}",
+                   help="the embedding (also a recorded name such as "
+                   "'hashing(dim=64,seed=3)', as compare's cells pass it)")
     r.add_argument("--k", type=at_least_1, default=None,
                    help="one retrieval budget for k_u, k_e, k_s (default: the config's 2)")
     r.add_argument("--prune-mode", choices=list(PRUNE_MODES), default=None,
@@ -244,3 +247,11 @@ def failed_storage(args: argparse.Namespace) -> str:
     from hyperskill_lite.runner import kept_text
 
     return kept_text(args.out)
+
+
+def encoder_choice(text: str) -> str:
+    """An encoder `launch.encoder_known` accepts (argparse type)."""
+    if not encoder_known(text):
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(map(repr, ENCODERS))})")
+    return text

@@ -35,7 +35,8 @@ from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.runner.files import RunError, crash_point
-from hyperskill_lite.types import Episode, MemoryContext
+from hyperskill_lite.runner.record import EpisodeRecord
+from hyperskill_lite.types import CountsModelCalls, Episode, MemoryContext
 
 __all__ = ["one_episode", "crashed_record", "is_storage_error", "fatal", "ERRORS_RECORDED",
            "STORAGE_ERRNOS"]
@@ -102,7 +103,7 @@ def one_episode(i: int, task, system, executor, judge, learn_judge,
     may have left the memory changed halfway (the loop restores the last saved state)."""
     errors = _Errors()
     u0 = usage() if usage else None
-    calls0 = int(getattr(system, "llm_calls", 0))
+    calls0 = _calls(system)
     setup0 = setup_seconds()  # a lazily loaded encoder's one-off load is not task latency
     t0 = time.perf_counter()
     try:
@@ -147,32 +148,24 @@ def one_episode(i: int, task, system, executor, judge, learn_judge,
     seconds = time.perf_counter() - t0
     setup = setup_seconds() - setup0
     setup_memory = setup_begin + (setup_seconds() - setup_before_end)
-    record: dict[str, Any] = {
-        "index": i,
-        "task_id": task.id,
-        "success": success,
-        "learned_success": learned,
-        "steps": int(episode.steps),
-        "calls": int(episode.calls),
-        "tokens": int(episode.tokens),
-        "context_tokens": int(episode.meta.get("context_tokens", count_tokens(context.text))),
-        "injected": len(context.items),
-        "memory_llm_calls": int(getattr(system, "llm_calls", 0)) - calls0,
-        "memory_seconds": round(max(0.0, t_begin + t_end - setup_memory), 6),
-        "seconds": round(max(0.0, seconds - setup), 6),
-        "retrieved": list(context.retrieved),
-        "answer": episode.answer,
-        "error": "; ".join(errors.lines) or None,
-    }
+    record = EpisodeRecord(
+        index=i, task_id=task.id, success=success, learned_success=learned,
+        steps=int(episode.steps), calls=int(episode.calls), tokens=int(episode.tokens),
+        context_tokens=int(episode.meta.get("context_tokens", count_tokens(context.text))),
+        injected=len(context.items), memory_llm_calls=_calls(system) - calls0,
+        memory_seconds=round(max(0.0, t_begin + t_end - setup_memory), 6),
+        seconds=round(max(0.0, seconds - setup), 6), retrieved=list(context.retrieved),
+        answer=episode.answer, error="; ".join(errors.lines) or None)
+    extra = record.optional
     if errors.unexpected:
-        record["errored"] = "exception"
-    _optional_fields(record, context, update, episode, setup, verdict, learn_judge, learn,
+        extra["errored"] = "exception"
+    _optional_fields(extra, context, update, episode, setup, verdict, learn_judge, learn,
                      learn_verdict, learned)
     if usage:
         u1 = usage()
-        record["usage"] = {k: u1[k] - (u0 or {}).get(k, 0) for k in u1}
-        record["memory_tokens"] = int(record["usage"].get("memory_tokens", 0))
-    return record, [p for p in errors.unexpected if p in ("begin", "end")]
+        extra["usage"] = {k: u1[k] - (u0 or {}).get(k, 0) for k in u1}
+        extra["memory_tokens"] = int(extra["usage"].get("memory_tokens", 0))
+    return record.to_dict(), [p for p in errors.unexpected if p in ("begin", "end")]
 
 
 def _optional_fields(record, context, update, episode, setup, verdict, learn_judge, learn,
@@ -214,12 +207,14 @@ def _judged(judge, task, episode, errors: _Errors, i: int, what: str = "judge") 
 def crashed_record(i: int, task, attempts: int) -> dict[str, Any]:
     """The record of episode `i`, during which the process died `attempts` times (killed,
     out of memory, a crash in native code): failed, nothing learned, memory untouched."""
-    return {
-        "index": i, "task_id": task.id, "success": False, "learned_success": None,
-        "steps": 0, "calls": 0, "tokens": 0, "context_tokens": 0, "injected": 0,
-        "memory_llm_calls": 0, "memory_seconds": 0.0, "seconds": 0.0, "retrieved": [],
-        "answer": None, "errored": "crash",
-        "error": (f"crash: the process died {attempts} times during this episode (killed, "
-                  "out of memory or a crash in native code); recorded as failed so the run "
-                  "goes on, with the memory as it was before the episode"),
-    }
+    return EpisodeRecord(
+        index=i, task_id=task.id, success=False, learned_success=None,
+        error=(f"crash: the process died {attempts} times during this episode (killed, "
+               "out of memory or a crash in native code); recorded as failed so the run "
+               "goes on, with the memory as it was before the episode"),
+        optional={"errored": "crash"}).to_dict()
+
+
+def _calls(system: Any) -> int:
+    """The system's cumulative model calls (`CountsModelCalls`), 0 when it counts none."""
+    return int(system.llm_calls) if isinstance(system, CountsModelCalls) else 0

@@ -345,6 +345,13 @@ def _normalised(info: dict[str, Any]) -> dict[str, Any]:
 
     info = json.loads(json.dumps(info))
     info["protocol"] = EvalProtocol.from_dict(info.get("protocol")).to_dict()
+    if "world" not in info and "profile" in info and "backend" not in info:
+        # compare's runs before issue 38 wrote a shorter run.json: a SkillWorld run with
+        # the default configuration, scored by the world's truth
+        info["world"] = "skillworld"
+        info.setdefault("config", HyperSkillConfig().to_dict())
+        if info.get("learn_judge") == "self":
+            info.setdefault("score_judge", "world")
     if isinstance(info.get("tools"), dict):  # a tool setting added later has its default
         from hyperskill_lite.agent.tools.settings import ToolSettings
 

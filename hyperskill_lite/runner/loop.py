@@ -78,7 +78,14 @@ from hyperskill_lite.runner.health import (
     write_health,
 )
 from hyperskill_lite.runner.identity import identity_problem, stored_identity, system_identity
-from hyperskill_lite.types import Executor, Judge, MemorySystem, Task
+from hyperskill_lite.types import (
+    ExcludesOwnTask,
+    Executor,
+    Judge,
+    MemorySystem,
+    Task,
+    usage_totals_of,
+)
 
 __all__ = ["run_episodes", "run_settings", "resume_problem", "ERRORS_RECORDED"]
 
@@ -87,8 +94,8 @@ log = logging.getLogger("hyperskill_lite.runner")
 
 def _apply_protocol(system: MemorySystem, protocol: EvalProtocol) -> None:
     """Tell the system what the protocol asks of its retrieval (own-task exclusion)."""
-    if hasattr(system, "exclude_self"):
-        system.exclude_self = protocol.exclude_self  # type: ignore[attr-defined]
+    if isinstance(system, ExcludesOwnTask):
+        system.exclude_self = protocol.exclude_self
     elif protocol.exclude_self and system.stats():  # a memory that stores nothing is exempt
         raise ValueError(f"{system.name} cannot leave a task's own earlier memories out of "
                          "its retrieval (--exclude-self); the HyperSkill methods can")
@@ -159,8 +166,7 @@ def run_episodes(
     if n == 0:
         raise ValueError("run_episodes: the task list is empty; nothing to run")
     if usage is None:
-        totals = getattr(getattr(getattr(system, "llm", None), "usage", None), "totals", None)
-        usage = totals if callable(totals) else None
+        usage = usage_totals_of(system)
     period = _period(n, maintain_every, protocol)
     try:
         return _run(system, tasks, executor, out, period, judge, learn_judge,

@@ -35,23 +35,41 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.sweep.spec import Cell, SweepSpec
+from hyperskill_lite import launch
+from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
+from hyperskill_lite.agent.tools import ToolSettings
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.errors import CassetteMiss, LLMError
+from hyperskill_lite.launch import RunSpec
+from hyperskill_lite.logs import run_log
+from hyperskill_lite.runner import RunError
+from hyperskill_lite.sweep.spec import Cell, SweepError, SweepSpec
 
 __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
            "every_episode_failed", "start_ray", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
+WORLD_MODES = ("process", "thread", "pool")
 DONE_FILE = "sweep-done.json"
 EXIT_ERRORED = 3
 """The `run` command's exit code for a run that finished with errored episodes: the cell
@@ -123,8 +141,6 @@ def _env_for(cell: Cell) -> dict[str, str]:
     if bb is not None and bb.key_env:
         env["OPENAI_API_KEY"] = os.environ[bb.key_env]
     if bb is not None and bb.judge_key_env:
-        from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
-
         env[ENV_JUDGE_API_KEY] = os.environ[bb.judge_key_env]
     return env
 
@@ -139,21 +155,19 @@ def every_episode_failed(records: list[dict[str, Any]]) -> bool:
     return bool(records) and all(r.get("error") for r in records)
 
 
-def spec_of(cell: Cell, out_root: Path) -> Any:
-    """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means."""
-    from hyperskill_lite.launch import RunSpec
-    from hyperskill_lite.protocol import EvalProtocol
-
+def spec_of(cell: Cell, out_root: Path, encoder: Any = None) -> Any:
+    """The `launch.RunSpec` of a cell: what its `run` command line (`Cell.argv`) means.
+    `encoder`: an encoder instance to run with instead of building ``cell.encoder`` by
+    name (an in-process cell of compare.py; its name is what run.json records)."""
     config = dict(cell.config)
     common: dict[str, Any] = dict(
         out=Path(out_root) / cell.key, method=cell.method, seed=cell.seed,
-        episodes=cell.episodes, encoder=cell.encoder, k=config.get("k"),
-        prune_mode=config.get("prune_mode"), rho=config.get("rho"), progress=False,
-        evaluation=EvalProtocol(order_seed=cell.order_seed))
+        episodes=cell.episodes, encoder=cell.encoder if encoder is None else encoder,
+        k=config.get("k"), prune_mode=config.get("prune_mode"), rho=config.get("rho"),
+        progress=False, evaluation=cell.protocol)
     if cell.backbone is None:
-        return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing)
-    from hyperskill_lite.agent.tools import ToolSettings
-
+        return RunSpec(**common, profile=str(cell.profile), phrasing=cell.phrasing,
+                       judge=cell.judge)
     b, bb = cell.benchmark, cell.backbone
     assert b is not None
     return RunSpec(**common, backend="openai", model=bb.model, base_url=bb.base_url,
@@ -161,22 +175,19 @@ def spec_of(cell: Cell, out_root: Path) -> Any:
                    settings=bb.model_settings(), tools=ToolSettings(sandbox=cell.sandbox))
 
 
-def run_cell_inprocess(cell: Cell, out_root: Path) -> tuple[int, str, float]:
-    """Run one live cell in this thread, as its `run` command would (preflight before the
+def run_cell_inprocess(cell: Cell, out_root: Path, encoder: Any = None,
+                       ) -> tuple[int, str, float]:
+    """Run one cell in this thread (a live cell, or a SkillWorld cell of a one-job
+    comparison), as its `run` command would (preflight before the
     folder exists, then the resumable run, with the cell's own ``run.log``); (exit code,
     one-line error or "", seconds). Exit codes as the command's: 2 for an error the user
     can fix (bad data, a refused key, ...), 1 when every episode failed, `EXIT_ERRORED`
     (3) when the run finished with errored episodes (an unexpected exception, or a
     process that died in one twice)."""
-    from hyperskill_lite import launch
-    from hyperskill_lite.errors import CassetteMiss, LLMError
-    from hyperskill_lite.logs import run_log
-    from hyperskill_lite.runner import RunError
-
     t = time.perf_counter()
     try:
         _check_keys(cell)
-        spec = spec_of(cell, out_root)
+        spec = spec_of(cell, out_root, encoder)
         parts = launch.prepare(spec)
         observed = launch.check_server(parts)  # before the folder exists
         with run_log(spec.out):
@@ -201,8 +212,6 @@ def encoder_thread_safe(name: str) -> bool:
     """Whether the encoder `name` may be shared by cells running in threads: the hashing
     encoder (numpy only, no files) is; another only when its class says so
     (``thread_safe = True``: a lock around model calls and the disk cache)."""
-    from hyperskill_lite.core.embed import encoder_by_name
-
     enc = encoder_by_name(name)  # built here, in the calling thread, once
     return type(enc).__name__ == "HashingEncoder" or bool(getattr(enc, "thread_safe", False))
 
@@ -218,17 +227,85 @@ def _done_marker(run_dir: Path, argv: list[str]) -> dict[str, Any] | None:
 
 
 class _Local:
-    def __init__(self, jobs: int) -> None:
+    """The local executor: a thread pool that runs `run` child processes or in-process
+    cells, and, for ``worlds="pool"``, worker processes that each run SkillWorld cells
+    in-process one after another (an interpreter started once per worker, not per cell)."""
+
+    def __init__(self, jobs: int, pool_worlds: bool = False) -> None:
         self.pool = ThreadPoolExecutor(jobs, thread_name_prefix="cell")
+        self.procs: ProcessPoolExecutor | None = None
+        if pool_worlds:
+            threads = max(1, (os.cpu_count() or 1) // jobs)
+            self.procs = ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn"),  # torch: no fork
+                initializer=_init_worker, initargs=(threads,))
 
     def submit(self, argv: list[str], env: dict[str, str], cwd: str) -> Future:
         return self.pool.submit(run_cell_process, argv, env, cwd)
 
-    def submit_inprocess(self, cell: Cell, out: Path) -> Future:
-        return self.pool.submit(run_cell_inprocess, cell, out)
+    def submit_inprocess(self, cell: Cell, out: Path, encoder: Any = None) -> Future:
+        return self.pool.submit(run_cell_inprocess, cell, out, encoder)
+
+    def submit_pooled(self, cell: Cell, out: Path) -> Future:
+        assert self.procs is not None
+        with _sigint_held():  # a worker starts with Ctrl-C ignored (from exec on)
+            return self.procs.submit(run_cell_inprocess, cell, out)
 
     def close(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait, cancel_futures=True)
+        if self.procs is not None:
+            self.procs.shutdown()
+
+    def stop(self, wait: bool = True) -> None:
+        """Close after Ctrl-C or a failure: the pooled workers are stopped now (their
+        runs resume from their folders)."""
+        if self.procs is not None:
+            _stop_pool(self.procs)
+            self.procs = None
+        self.close(wait)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored from their first instruction: while
+    the block runs SIGINT is blocked and ignored here (children inherit both across
+    exec, and a Python started with SIGINT ignored keeps ignoring it, so a Ctrl-C during
+    a worker's start-up prints no traceback); a Ctrl-C that came meanwhile stays pending
+    and is raised here as KeyboardInterrupt when the block ends."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now and release what the pool holds, so no "leaked
+    semaphore" warning follows the one line of a Ctrl-C. Runs with Ctrl-C held: a second
+    one cannot cut it short."""
+    with _sigint_held():
+        workers = list(getattr(pool, "_processes", {}).values())
+        for proc in workers:
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for proc in workers:
+            proc.join(timeout=10)
+
+
+def _init_worker(threads: int) -> None:
+    # Ctrl-C goes to the whole process group: the parent stops the pool (and says so in
+    # one line); a worker that also raised KeyboardInterrupt would print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
 
 
 RAY_START_ATTEMPTS = 3
@@ -240,8 +317,6 @@ def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> An
     """``ray.init(**kwargs)`` (dashboard off, workers' logs not forwarded), tried again
     when the node times out during startup; its context. Raises `SweepError` when it
     never started."""
-    from hyperskill_lite.sweep.spec import SweepError
-
     kwargs = {"include_dashboard": False, "log_to_driver": False, **kwargs}
     last: BaseException | None = None
     for attempt in range(attempts):
@@ -260,8 +335,6 @@ def start_ray(ray: Any, attempts: int = RAY_START_ATTEMPTS, **kwargs: Any) -> An
 
 class _Ray:
     def __init__(self, jobs: int, address: str | None) -> None:
-        from hyperskill_lite.sweep.spec import SweepError
-
         try:
             import ray
         except ImportError:
@@ -290,126 +363,183 @@ class _Ray:
 
 
 def run_cells(
-    spec: SweepSpec,
+    spec: SweepSpec | Sequence[Cell],
     out: Path,
     executor: str = "local",
     jobs: int | None = None,
     address: str | None = None,
     log: Callable[[str], None] | None = None,
     in_process: bool = True,
+    *,
+    worlds: str = "process",
+    encoder: Any = None,
+    on_result: Callable[[CellResult], None] | None = None,
 ) -> list[CellResult]:
-    """Run every cell of `spec` under `out` (see the module docstring); one CellResult per
-    cell, in the grid's order. `jobs`: cells at once (default: the number of cores, or,
-    for a sweep of live cells only, the sum of the backbones' max_concurrent).
-    `in_process=False` runs live cells as processes too. Progress lines go to `log`
-    (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute`` logger at INFO."""
+    """Run every cell of `spec` (a sweep file's grid, or a preset list of cells such as
+    compare.py's) under `out` (see the module docstring); one CellResult per cell, in
+    the grid's order. `jobs`: cells at once (default: the number of cores, or, for a
+    sweep of live cells only, the sum of the backbones' max_concurrent).
+    `in_process=False` runs live cells as processes too. `worlds` says how SkillWorld
+    cells run: "process" (default) each as its `run` command in a child process;
+    "thread" in this process (a one-job comparison: no interpreter to start per cell),
+    with `encoder` (an instance) when given; "pool" in `jobs` worker processes started
+    once, each running cells in-process one after another (compare.py). Progress
+    lines go to `log` (e.g. ``print``), else to the ``hyperskill_lite.sweep.execute``
+    logger at INFO; `on_result` is called with each cell's result as it finishes
+    (skipped cells first)."""
     if executor not in EXECUTORS:
         raise ValueError(f"sweep: executor must be one of {EXECUTORS}, got {executor!r}")
+    if worlds not in WORLD_MODES:
+        raise ValueError(f"sweep: worlds must be one of {WORLD_MODES}, got {worlds!r}")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cells = list(spec.cells())
-    live_only = bool(cells) and all(c.backbone is not None for c in cells)
-    default_jobs = (sum(b.max_concurrent for b in spec.backbones) if live_only
+    cells = list(spec.cells()) if isinstance(spec, SweepSpec) else list(spec)
+    backbones = {c.backbone.name: c.backbone for c in cells if c.backbone is not None}
+    live_only = bool(cells) and len(backbones) > 0 and all(c.backbone for c in cells)
+    default_jobs = (sum(b.max_concurrent for b in backbones.values()) if live_only
                     else os.cpu_count() or 1)
     jobs = max(1, int(jobs or default_jobs))
-    threads = (executor == "local" and in_process
-               and any(c.backbone is not None for c in cells)
-               and encoder_thread_safe(spec.encoder))
-    say = log if log is not None else log_info
-    results: dict[int, CellResult] = {}
-    todo: list[int] = []
-    for i, cell in enumerate(cells):
-        argv = cell.argv(out)
-        marker = _done_marker(out / cell.key, argv)
-        if marker is not None:
-            results[i] = CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
-                                    error=marker.get("note"))
-        else:
-            todo.append(i)
-    t0 = time.perf_counter()
-    episodes_before = sum(_episodes(out / cells[i].key) for i in todo)
+    threads = (executor == "local" and in_process and bool(backbones)
+               and encoder_thread_safe(cells[0].encoder))
+    runs = _Runs(cells, out, jobs, log if log is not None else log_info, on_result)
+    local = executor == "local"
+    runner: _Local | _Ray = (_Local(jobs, pool_worlds=worlds == "pool") if local
+                             else _Ray(jobs, address))
 
-    counted: dict[int, int] = {}  # episodes of the running cells at the last count
-    last_count = [0.0]
+    def submit(cell: Cell, env: dict[str, str]) -> Future:
+        if local and cell.backbone is None and worlds == "pool":
+            return runner.submit_pooled(cell, out)  # type: ignore[union-attr]
+        if local and ((threads and cell.backbone is not None)
+                      or (worlds == "thread" and cell.backbone is None)):
+            return runner.submit_inprocess(cell, out, encoder)  # type: ignore[union-attr]
+        return runner.submit(cell.argv(out), env, str(Path.cwd()))
 
-    def progress(extra: str = "") -> None:
+    try:
+        runs.loop(submit)
+    except KeyboardInterrupt:
+        # child processes got the Ctrl-C too and end at once: wait for them; live cells
+        # in threads would finish their episodes first: leave them to the command, which
+        # exits as a kill would (their folders resume from their last episode)
+        wait_for = not (threads and any(cells[i].backbone for i in runs.running.values()))
+        _stop(runner, wait_for)
+        raise
+    except BaseException:
+        _stop(runner, True)
+        raise
+    runner.close()
+    return [runs.results[i] for i in range(len(cells))]
+
+
+def _stop(runner: _Local | _Ray, wait: bool) -> None:
+    """Close the executor after Ctrl-C or a failure (pooled workers stopped now)."""
+    if isinstance(runner, _Local):
+        runner.stop(wait)
+    else:
+        runner.close(wait)
+
+
+class _Runs:
+    """The bookkeeping of one `run_cells`: which cells are done, running and pending, the
+    per-backbone limits, the done markers and the progress lines."""
+
+    def __init__(self, cells: list[Cell], out: Path, jobs: int, say: Callable[[str], None],
+                 on_result: Callable[[CellResult], None] | None) -> None:
+        self.cells, self.out, self.jobs, self.say = cells, out, jobs, say
+        self.on_result = on_result
+        self.results: dict[int, CellResult] = {}
+        self.running: dict[Future, int] = {}
+        self.per_backbone: dict[str, int] = {}
+        self.todo: list[int] = []
+        for i, cell in enumerate(cells):
+            marker = _done_marker(out / cell.key, cell.argv(out))
+            if marker is None:
+                self.todo.append(i)
+            else:
+                self._result(i, CellResult(cell, "skipped", episodes=_episodes(out / cell.key),
+                                           error=marker.get("note")))
+        self.t0 = time.perf_counter()
+        self.episodes_before = sum(_episodes(out / cells[i].key) for i in self.todo)
+        self.counted: dict[int, int] = {}  # episodes of the running cells at the last count
+        self.last_count = 0.0
+
+    def _result(self, i: int, result: CellResult) -> None:
+        self.results[i] = result
+        if self.on_result is not None:
+            self.on_result(result)
+
+    def progress(self, extra: str = "") -> None:
+        results = self.results
         done = sum(r.status in ("done", "skipped") for r in results.values())
         failed = sum(r.status == "failed" for r in results.values())
         # finished cells from their results; running cells' files read at most once a
         # second (re-reading every cell's file on every finish was O(cells^2) reads that
         # 64 threaded streams paid for under the GIL)
         now = time.perf_counter()
-        if now - last_count[0] >= 1.0:
-            counted.clear()
-            counted.update({i: _episodes(out / cells[i].key) for i in running.values()})
-            last_count[0] = now
-        eps = (sum(results[i].episodes for i in todo if i in results)
-               + sum(counted.get(i, 0) for i in running.values()) - episodes_before)
-        rate = eps / max(time.perf_counter() - t0, 1e-9)
-        say(f"[sweep] {done}/{len(cells)} done, {len(running)} running, {failed} failed, "
-            f"{rate:.2f} episodes/s{extra}")
+        if now - self.last_count >= 1.0:
+            self.counted = {i: _episodes(self.out / self.cells[i].key)
+                            for i in self.running.values()}
+            self.last_count = now
+        eps = (sum(results[i].episodes for i in self.todo if i in results)
+               + sum(self.counted.get(i, 0) for i in self.running.values())
+               - self.episodes_before)
+        rate = eps / max(time.perf_counter() - self.t0, 1e-9)
+        self.say(f"[sweep] {done}/{len(self.cells)} done, {len(self.running)} running, "
+                 f"{failed} failed, {rate:.2f} episodes/s{extra}")
 
-    runner: _Local | _Ray = _Local(jobs) if executor == "local" else _Ray(jobs, address)
-    running: dict[Future, int] = {}
-    per_backbone: dict[str, int] = {}
-    pending = list(todo)
-    try:
-        while pending or running:
-            # start what the global and per-backbone limits allow, in grid order
-            for i in list(pending):
-                if len(running) >= jobs:
-                    break
-                cell = cells[i]
-                limit = cell.backbone.max_concurrent if cell.backbone else jobs
-                if per_backbone.get(cell.backbone_name, 0) >= limit:
-                    continue
-                pending.remove(i)
-                try:
-                    env = _env_for(cell)
-                except RuntimeError as exc:
-                    results[i] = CellResult(cell, "failed", error=str(exc))
-                    progress(f" | {cell.key}: failed ({exc})")
-                    continue
-                if threads and cell.backbone is not None:
-                    fut = runner.submit_inprocess(cell, out)  # type: ignore[union-attr]
-                else:
-                    fut = runner.submit(cell.argv(out), env, str(Path.cwd()))
-                running[fut] = i
-                per_backbone[cell.backbone_name] = per_backbone.get(cell.backbone_name, 0) + 1
-            if not running:
+    def loop(self, submit: Callable[[Cell, dict[str, str]], Future]) -> None:
+        """Start cells as the limits allow and record each as it finishes."""
+        pending = list(self.todo)
+        while pending or self.running:
+            self._start(pending, submit)
+            if not self.running:
                 continue
-            finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
             for fut in finished:
-                i = running.pop(fut)
-                cell = cells[i]
-                per_backbone[cell.backbone_name] -= 1
-                run_dir = out / cell.key
-                try:
-                    rc, tail, seconds = fut.result()
-                except Exception as exc:  # a Ray task that failed after its retries
-                    rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
-                if rc in (0, EXIT_ERRORED):
-                    note = _last_line(tail) if rc == EXIT_ERRORED else None
-                    (run_dir / DONE_FILE).write_text(json.dumps(
-                        {"argv": cell.argv(out), "seconds": seconds, "note": note}) + "\n")
-                    results[i] = CellResult(cell, "done", seconds, _episodes(run_dir), note)
-                else:
-                    error = f"{_last_line(tail)} (exit code {rc})"
-                    results[i] = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
-                    (out / "logs").mkdir(exist_ok=True)
-                    (out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
-                progress(f" | {cell.key}: {results[i].status}")
-    except KeyboardInterrupt:
-        # child processes got the Ctrl-C too and end at once: wait for them; live cells
-        # in threads would finish their episodes first: leave them to the command, which
-        # exits as a kill would (their folders resume from their last episode)
-        runner.close(wait=not (threads and any(cells[i].backbone for i in running.values())))
-        raise
-    except BaseException:
-        runner.close()
-        raise
-    runner.close()
-    return [results[i] for i in range(len(cells))]
+                self._finish(fut)
+
+    def _start(self, pending: list[int], submit: Callable[[Cell, dict[str, str]], Future],
+               ) -> None:
+        """Start what the global and per-backbone limits allow, in grid order."""
+        for i in list(pending):
+            if len(self.running) >= self.jobs:
+                break
+            cell = self.cells[i]
+            limit = cell.backbone.max_concurrent if cell.backbone else self.jobs
+            if self.per_backbone.get(cell.backbone_name, 0) >= limit:
+                continue
+            pending.remove(i)
+            try:
+                env = _env_for(cell)
+            except RuntimeError as exc:
+                self._result(i, CellResult(cell, "failed", error=str(exc)))
+                self.progress(f" | {cell.key}: failed ({exc})")
+                continue
+            self.running[submit(cell, env)] = i
+            self.per_backbone[cell.backbone_name] = self.per_backbone.get(cell.backbone_name,
+                                                                          0) + 1
+
+    def _finish(self, fut: Future) -> None:
+        """Record a finished cell: its done marker, or its failure and output's tail."""
+        i = self.running.pop(fut)
+        cell = self.cells[i]
+        self.per_backbone[cell.backbone_name] -= 1
+        run_dir = self.out / cell.key
+        try:
+            rc, tail, seconds = fut.result()
+        except Exception as exc:  # a Ray task that failed after its retries
+            rc, tail, seconds = -1, f"{type(exc).__name__}: {exc}"[-ERROR_TAIL:], 0.0
+        if rc in (0, EXIT_ERRORED):
+            note = _last_line(tail) if rc == EXIT_ERRORED else None
+            (run_dir / DONE_FILE).write_text(json.dumps(
+                {"argv": cell.argv(self.out), "seconds": seconds, "note": note}) + "\n")
+            result = CellResult(cell, "done", seconds, _episodes(run_dir), note)
+        else:
+            error = f"{_last_line(tail)} (exit code {rc})"
+            result = CellResult(cell, "failed", seconds, _episodes(run_dir), error)
+            (self.out / "logs").mkdir(exist_ok=True)
+            (self.out / "logs" / (cell.key.replace("/", "__") + ".log")).write_text(tail)
+        self._result(i, result)
+        self.progress(f" | {cell.key}: {result.status}")
 
 
 def _last_line(tail: str) -> str:

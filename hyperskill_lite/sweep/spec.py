@@ -66,7 +66,7 @@ from typing import Any
 
 from hyperskill_lite.agent.settings import ModelSettings
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.protocol import PAPER_ORDER_SEED
+from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 
 __all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep",
            "MODEL_FIELDS"]
@@ -141,6 +141,21 @@ class Cell:
     """The task order's seed (`run --order-seed`; 42, the paper's, by default)."""
     sandbox: str = "bwrap"
     """A live cell's python tool isolation (`run --sandbox`)."""
+    judge: str | None = None
+    """A SkillWorld cell's learning judge: None (the world's truth) or "self" (`run
+    --judge self`: the memory learns from the simulated self-judge; compare.py)."""
+    evaluation: EvalProtocol | None = None
+    """The evaluation protocol besides the order seed (passes, learn/eval split, own-task
+    exclusion: `run`'s protocol options); None: the paper's."""
+    folder: str | None = None
+    """Its folder under the output, instead of the sweep's layout (`key`): compare.py's
+    preset grid keeps ``<profile>/<method>/seed-<s>``."""
+
+    @property
+    def protocol(self) -> EvalProtocol:
+        """The cell's evaluation protocol, its order seed included."""
+        base = self.evaluation if self.evaluation is not None else EvalProtocol()
+        return base.replace(order_seed=self.order_seed)
 
     @property
     def backbone_name(self) -> str:
@@ -159,6 +174,8 @@ class Cell:
     @property
     def key(self) -> str:
         """Its folder under the sweep's output, e.g. ``skillworld/gaia/hyperskill/seed-0``."""
+        if self.folder is not None:
+            return self.folder
         parts = [self.backbone_name, self.task_set, self.method]
         parts += [f"{k}-{v}" for k, v in self.config]
         order = "" if self.order_seed == PAPER_ORDER_SEED else f"-order-{self.order_seed}"
@@ -175,9 +192,12 @@ class Cell:
             out += ["--order-seed", str(self.order_seed)]
         for k, v in self.config:
             out += [f"--{k.replace('_', '-')}", str(v)]
+        out += _protocol_argv(self.evaluation)
         if self.backbone is None:
             out += ["--world", "skillworld", "--profile", str(self.profile),
                     "--phrasing", self.phrasing]
+            if self.judge is not None:
+                out += ["--judge", self.judge]
         else:
             b, bb = self.benchmark, self.backbone
             assert b is not None
@@ -200,6 +220,22 @@ class Cell:
     def settings(self) -> ModelSettings | None:
         """The live cell's model settings (None for SkillWorld)."""
         return None if self.backbone is None else self.backbone.model_settings()
+
+
+def _protocol_argv(evaluation: EvalProtocol | None) -> list[str]:
+    """`run`'s protocol options (besides --order-seed) for `evaluation`; none for the
+    paper's, so older command lines stay as they were."""
+    if evaluation is None:
+        return []
+    out: list[str] = []
+    if evaluation.passes != 1:
+        out += ["--passes", str(evaluation.passes)]
+    if evaluation.eval_from is not None:
+        out += ["--freeze-after" if evaluation.frozen else "--eval-from",
+                str(evaluation.eval_from)]
+    if evaluation.exclude_self:
+        out += ["--exclude-self"]
+    return out
 
 
 @dataclass
