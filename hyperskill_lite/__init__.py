@@ -81,6 +81,7 @@ from hyperskill_lite.logs import run_log, setup_logging
 from hyperskill_lite.methods import HyperSkillMemory, MethodSpec, make_method, register_method
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import memory_health, restore_checkpoint
+from hyperskill_lite.runner.record import EpisodeRecord
 from hyperskill_lite.serve import SharedMemory, export_skills
 from hyperskill_lite.stats import bootstrap_ci, paired_differences
 from hyperskill_lite.studio import build_studio, cooccurrence_significance, permutation_test
@@ -121,6 +122,7 @@ __all__ = [
     "SearchProvider",
     "LLMError",
     "CassetteMiss",
+    "EpisodeRecord",
     "register_provider",
     "provider_classes",
     "AgentExecutor",

@@ -17,7 +17,7 @@ a sweep turns a cell into one, so both run exactly the same code.
 (False, 'SkillWorld gaia')
 
 Not here: argument parsing and printing (cli/), the episode loop (runner.py), the
-memory systems (methods.py), the world (world/), the model client and tools (agent/).
+memory systems (methods/), the world (world/), the model client and tools (agent/).
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ class RunParts:
 
     spec: RunSpec
     system: Any
-    """The memory system (methods.py)."""
+    """The memory system (methods/)."""
     tasks: list[Task]
     executor: Any
     llm: Any

@@ -25,7 +25,7 @@ Each mode registers itself here (`registry.register_method`); the model operatio
 specs name no operation factories.
 
 May import: `core/`, `types.py`, `agent/` (its error type), methods/registry.py. Not
-here: the retrieval math (core/retrieval.py), the store (core/memory.py), evolution
+here: the retrieval math (core/retrieval/), the store (core/memory.py), evolution
 (core/maintenance.py), the runner.
 """
 

@@ -13,7 +13,7 @@ included); the page says when the list is a sample. Only their retrievals are re
 `task_views` asks `fetch` for them (`RunFolder.explanations` reads those lines of the
 records file again; the records in memory do not carry them).
 
-Not here: retrieval itself (core/retrieval.py).
+Not here: retrieval itself (core/retrieval/).
 """
 
 from __future__ import annotations

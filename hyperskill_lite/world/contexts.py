@@ -6,7 +6,7 @@ sound strategies for other archetypes. They bound what a memory can do in SkillW
 (method-agnostic sanity checks, and the reference lines in the notebooks), and
 `render_items` formats items the way the paper's context looks.
 
-Not here: retrieval (core/retrieval.py) or the context format HyperSkill itself uses.
+Not here: retrieval (core/retrieval/) or the context format HyperSkill itself uses.
 """
 
 from __future__ import annotations
