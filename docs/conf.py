@@ -33,6 +33,8 @@ import logging
 import re
 from pathlib import Path
 
+from docutils import nodes
+
 _COURSE = Path(__file__).with_name("_course.json")
 course: dict = json.loads(_COURSE.read_text(encoding="utf-8")) if _COURSE.is_file() else {}
 """What the build says about this edition ({} when Sphinx is run by hand)."""
@@ -110,10 +112,21 @@ def _report(app, exception) -> None:  # noqa: ANN001 - Sphinx's event arguments
                  len(_MARKUP.kept))
 
 
+def _plain_problems(app, doctree, docname: str) -> None:  # noqa: ANN001 - Sphinx's event
+    """On an ``api/`` page, docutils' link from a markup slip to its (set aside) message
+    becomes the docstring's own text: no link to an anchor the page does not have."""
+    if docname.startswith("api/"):
+        for node in list(doctree.findall(nodes.problematic)):
+            plain = nodes.inline(node.astext(), node.astext())
+            plain["ids"] = node["ids"]
+            node.replace_self(plain)
+
+
 def setup(app) -> None:  # noqa: ANN001 - Sphinx's application object
     for handler in logging.getLogger("sphinx").handlers:
         handler.filters.insert(0, _MARKUP)
     app.connect("build-finished", _report)
+    app.connect("doctree-resolved", _plain_problems)
 
 
 # --- notebooks: render what is committed, run nothing --------------------------------
