@@ -92,7 +92,9 @@ def _report(report, name: str) -> str:
 @pytest.mark.parametrize("name", _pages(site_dir()))
 def test_every_page_opens_clean(name, site, page, links, shots):
     report = check_page(page, site + name, links)
-    if not name.startswith("api/"):  # the reference's ~190 pages look alike: no screenshots
+    if name.startswith("api/"):  # reStructuredText has no $-math: a $ there is literal text
+        report.problems = [p for p in report.problems if not p.startswith("untypeset math")]
+    else:  # the reference's ~190 pages look alike: no screenshots
         page.screenshot(path=shots / f"site-{name.removesuffix('.html').replace('/', '-')}.png")
     assert set(report.cut) == set(WIDTHS), report.problems  # checked at both widths
     assert not report.problems, _report(report, name)
