@@ -138,14 +138,15 @@ hostile: setup
 # The course site, in two editions: Sphinx + myst-nb + sphinx-book-theme render the committed
 # notebooks (nothing re-executed) into $(BOOK)/student/html (the student copies: no
 # solutions) and $(BOOK)/instructor/html (with them), with the syllabus, the instructor
-# guide, docs/guide/ and docs/course/, slides of 01-05, and MathJax and reveal.js copied in
-# from the npm registry (tools/build_book.py; docs/conf.py says why not Jupyter Book).
+# guide, docs/guide/ and docs/course/, the API reference (sphinx-autoapi reads the package's
+# source: nothing imported, nothing fetched), slides of 01-05, and MathJax and reveal.js
+# copied in from the npm registry (tools/build_book.py; docs/conf.py says why not Jupyter Book).
 BOOK ?= build/book
 BROWSER_OUT ?= runs/browser
 DOCS_STAMP := $(VENV)/.docs-installed
 BROWSER_STAMP := $(VENV)/.browser-installed
 
-$(DOCS_STAMP): $(STAMP)
+$(DOCS_STAMP): $(STAMP) pyproject.toml
 	$(PIP) install -q -c constraints.txt -e ".[docs]"
 	@touch $@
 

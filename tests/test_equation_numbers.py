@@ -1,4 +1,4 @@
-"""Every "Eq. N" in the package, the benchmarks, the README and the notebooks names the
+"""Every "Eq. N" in the package, the benchmarks, the README, the user guide and the notebooks names the
 equation the compiled paper prints as (N): each of the paper's `equation` environments is
 numbered in order, so (1) is the objective, (3) gamma, (9) S_q, (14) the merge candidates.
 
@@ -45,6 +45,8 @@ def _texts() -> list[tuple[str, str]]:
     ):
         out.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
     out.append(("README.md", (ROOT / "README.md").read_text(encoding="utf-8")))
+    for page in sorted((ROOT / "docs" / "guide").glob("*.md")):  # the user guide
+        out.append((str(page.relative_to(ROOT)), page.read_text(encoding="utf-8")))
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
         for i, cell in enumerate(cells):

@@ -51,7 +51,7 @@ ALLOWED: dict[str, set[str]] = {
     "studio": {"core", "types", "runner", "protocol", "plots"},
     "_startup": set(),
     "testing": {"core", "types", "agent"},
-    "__main__": {"cli"},
+    "__main__": {"cli", "_startup"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
                  "stats", "logs", "serve", "studio", "_startup"},

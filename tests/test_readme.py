@@ -1,5 +1,7 @@
-"""The README's code stays true: its memory snippet runs as written and every name it
-imports from `hyperskill_lite` exists there."""
+"""The README and the user guide (docs/guide/*.md) stay true: the README's memory snippet
+runs as written, every name they import from `hyperskill_lite` exists there, their
+generated blocks are what tools/readme.py renders from the artefacts, the notebooks page's
+times are the notebooks' own, and every test and figure they name exists."""
 
 from __future__ import annotations
 
@@ -11,6 +13,15 @@ from pathlib import Path
 import hyperskill_lite
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = README.parent / "docs" / "guide"
+PLUGINS = {"extending.md"}
+"""Pages whose code uses names other branches of issue 38 add (register_method,
+SearchProvider, ...): tests/test_extending.py checks them."""
+
+
+def _pages() -> list[Path]:
+    """The README and the user guide's pages."""
+    return [README, *sorted(GUIDE.glob("*.md"))]
 
 
 def _section_code(title: str) -> str:
@@ -37,7 +48,7 @@ def test_the_memory_snippet_runs_as_written(tmp_path, monkeypatch):
 
 
 def test_every_name_the_readme_imports_from_the_package_exists():
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in _pages() if p.name not in PLUGINS)
     groups = re.findall(r"from hyperskill_lite import (\([^)]*\)|[^\n]*)", text)
     names = [n for g in groups for n in re.findall(r"[A-Za-z_]\w*", g)]
     assert "retrieve" in names and "HypergraphMemory" in names
@@ -66,13 +77,15 @@ def test_every_generated_block_equals_what_its_artefact_gives():
     """Tables of compare runs, the calibration, the performance targets and the live tier:
     each block is exactly what tools/readme.py renders from the committed artefact."""
     tool = _tool()
-    blocks = tool.blocks(README.read_text(encoding="utf-8"))
+    blocks = tool.all_blocks()
     assert set(blocks) >= {"demo", "baselines", "ablations", "paired", "vs-hyperskill",
                            "calibration", "perf", "live-smoke"}
-    for name, body in blocks.items():
+    assert blocks["demo"][0] == README  # the first screen shows what make demo prints
+    for name, (page, body) in blocks.items():
         if name == "demo":
             continue  # needs a run: the next test
-        assert body == tool.GENERATORS[name](), f"README block {name!r} is stale: run tools/readme.py"
+        assert body == tool.GENERATORS[name](), (
+            f"{page.relative_to(ROOT)}: block {name!r} is stale: run tools/readme.py")
 
 
 def _demo_rows(text: str) -> dict[str, list[str]]:
@@ -97,7 +110,7 @@ def test_the_demo_table_and_figures_are_what_make_demo_gives(tmp_path):
 def test_the_notebook_run_times_are_the_notebooks_own():
     import json
 
-    text = README.read_text(encoding="utf-8")
+    text = (GUIDE / "notebooks.md").read_text(encoding="utf-8")
     rows = {n: (study, alone, pair) for n, study, alone, pair in re.findall(
         r"^\| `(\d\d)_\w+` \| (\d+) min \| (\d+) s / (\d+) s \|", text, re.M)}
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -112,19 +125,33 @@ def test_the_notebook_run_times_are_the_notebooks_own():
 
 
 def test_every_test_the_readme_names_exists():
-    text = README.read_text(encoding="utf-8")
-    named = re.findall(r"`(tests/[\w/]+\.py)(?:::(\w+))?`", text)
-    assert len(named) > 20
-    current = None
-    for path, name in named:
-        assert (ROOT / path).is_file(), f"README names {path}, which does not exist"
-        current = path
-        if name:
-            assert f"def {name}(" in (ROOT / current).read_text(), f"{path}::{name} does not exist"
-    for follow in re.findall(r"`::(\w+)`", text):  # `::name` continues the previous file
-        assert any(f"def {follow}(" in p.read_text() for p in (ROOT / "tests").rglob("*.py")), follow
+    total = 0
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        named = re.findall(r"`(tests/[\w/]+\.py)(?:::(\w+))?`", text)
+        total += len(named)
+        for path, name in named:
+            assert (ROOT / path).is_file(), f"{page.name} names {path}, which does not exist"
+            if name:
+                assert f"def {name}(" in (ROOT / path).read_text(), (
+                    f"{page.name}: {path}::{name} does not exist")
+        for follow in re.findall(r"`::(\w+)`", text):  # `::name` continues the previous file
+            assert any(f"def {follow}(" in p.read_text()
+                       for p in (ROOT / "tests").rglob("*.py")), f"{page.name}: ::{follow}"
+    assert total > 20
 
 
 def test_every_figure_the_readme_shows_exists():
-    for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README.read_text(encoding="utf-8")):
-        assert (ROOT / path).is_file(), f"README shows {path}, which does not exist"
+    shown = 0
+    for page in _pages():
+        for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text(encoding="utf-8")):
+            shown += 1
+            assert (page.parent / path).resolve().is_file(), f"{page.name} shows {path}, missing"
+    assert shown >= 10
+
+
+def test_every_page_the_readme_links_exists():
+    """The README's "where to go next" and the guide's links between pages lead somewhere."""
+    for page in _pages():
+        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / target).resolve().is_file(), f"{page.name} links {target}"

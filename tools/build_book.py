@@ -11,7 +11,8 @@ sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). For e
    them for a static page (tools/coursebook/stage.py: panels, solutions, removed cells,
    alt text, anchors);
 2. the pages: docs/syllabus.md, docs/instructor-guide.md, docs/slides.md and every page of
-   docs/course/ and docs/guide/ (tools/coursebook/pages.py), the study-time table read from
+   docs/course/ and docs/guide/ (tools/coursebook/pages.py), the API reference that
+   sphinx-autoapi generates from the package's docstrings (``api/``, docs/conf.py), the study-time table read from
    the notebooks' headers, and the table of contents on the home page (notebook 00); the
    figures folder sits beside the source folder, where a notebook's ``../figures/NAME.png``
    (and a guide page's ``../../figures/NAME.png``) finds it, as in the repository;
@@ -68,6 +69,8 @@ __all__ = ["BookError", "EDITIONS", "HOME", "PANEL_NOTE", "WIDGET_VIEW", "build"
            "stage_notebook", "student_copies", "main"]
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "hyperskill_lite"
+"""The package whose docstrings make the API reference (sphinx-autoapi, docs/conf.py)."""
 
 REDIRECT = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -91,6 +94,14 @@ def student_copies(notebooks: Path, out: Path) -> Path:
         raise BookError(f"make book: the student copies could not be written ({detail}); "
                         "run python -m hyperskill_lite.course student to see why")
     return out
+
+
+def _has_autoapi() -> bool:
+    try:
+        import autoapi  # noqa: F401
+    except ImportError:
+        return False
+    return PACKAGE.is_dir()
 
 
 def _grading_link(src: Path) -> str:
@@ -132,14 +143,16 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
     teaching = [n for n in TEACHING if (src / f"{n}.md").is_file()]
     paths = course_notebooks(source)
     names = [p.stem for p in paths]
-    stage(source, src, toctree([n for n in names if n != HOME], teaching, sections), edition,
-          figures)
+    api = _has_autoapi()
+    stage(source, src, toctree([n for n in names if n != HOME], teaching, sections, api),
+          edition, figures)
     copy_parts(MATHJAX, fetch(MATHJAX), static / "mathjax")
     copy_parts(REVEAL, fetch(REVEAL), static / "reveal.js")
     slides = write_slides(src, src / "_extra" / "slides")
     headers = [header(p.stem, read(p)) for p in paths if p.stem != HOME]
     values = substitutions(headers, edition, slides)
     values["grading_link"] = _grading_link(src)
+    values["package"] = str(PACKAGE) if api else ""
     (src / "_course.json").write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
     _sphinx(src, html, base / "doctrees", base / "sphinx.log")
     downloads = html / "_sources"
@@ -156,12 +169,14 @@ def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = ED
     process); return {edition: its html folder}."""
     course_notebooks(notebooks)
     try:
+        import autoapi  # noqa: F401
         import myst_nb  # noqa: F401
         import nbconvert  # noqa: F401
         import sphinx  # noqa: F401
         import sphinx_book_theme  # noqa: F401
     except ImportError as e:
-        raise BookError(f"make book needs sphinx, myst-nb, sphinx-book-theme and nbconvert "
+        raise BookError(f"make book needs sphinx, myst-nb, sphinx-book-theme, sphinx-autoapi "
+                        f"and nbconvert "
                         f"({e.name} is missing): run make book, which installs them") from e
     for pkg in (MATHJAX, REVEAL):  # into the cache once, before the editions share it
         fetch(pkg)

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Keep the README's numbers equal to the artefacts they come from.
+"""Keep the numbers of the README and the user guide equal to the artefacts they come from.
 
     .venv/bin/python tools/readme.py            # rewrite every generated block
     .venv/bin/python tools/readme.py --check    # exit 1 and say which block differs
 
-A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` and
+The blocks live in README.md (the demo table) and in the user guide's pages
+(``docs/guide/*.md``: the comparison tables in baselines.md and protocol.md, the
+calibration in skillworld.md, the targets in performance.md, the live tier in
+live-agent.md); `PAGES` lists where the tool looks, and a block is found and rewritten
+in whichever page holds it. A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` and
 ``<!-- end generated: NAME -->`` and is written only by this tool, from:
 
 - ``demo``: what ``python -m hyperskill_lite demo`` prints (the table of `make demo`,
   gaia, seed 0, MiniLM), from a fresh run in a temporary folder; it also writes the two
   demo figures into figures/ (the README shows them);
-- ``baselines``, ``ablations`` and ``paired``: the README's comparison tables (SR
+- ``baselines``, ``ablations`` and ``paired``: the comparison tables of docs/guide/baselines.md and protocol.md (SR
   differences to no memory, paired by task, with bootstrap 95 % intervals, and the
   commands that made them), from the ``compare.json`` files of those commands, copied
   into ``results/compare/`` (``--from DIR`` copies them from the output folders);
@@ -21,7 +25,7 @@ A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` an
   (``--live-smoke runs/live-smoke`` copies a ``make live-smoke`` summary there).
 
 `tests/test_readme.py` runs the check (the demo's timing columns aside) and also checks
-the numbers the README copies from the notebooks' headers (run times).
+the numbers the notebooks page copies from the notebooks' headers (run times).
 
 Not here: the prose around the blocks (written by hand, and it quotes no number a block
 or a test does not carry).
@@ -41,6 +45,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide"
+
+
+def pages() -> list[Path]:
+    """The files that may hold generated blocks: the README and every user guide page."""
+    return [README, *sorted(GUIDE.glob("*.md"))]
+
 RESULTS = ROOT / "results" / "compare"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) \(tools/readme\.py\) -->\n)(?P<body>.*?)"
                    r"(<!-- end generated: (?P=name) -->)", re.S)
@@ -84,7 +95,8 @@ ABLATIONS = (("hyperskill", "hyperskill (full)"),
 def compare_doc(profile: str, phrasing: str) -> dict:
     path = RESULTS / f"{profile}-{phrasing}.json"
     if not path.is_file():
-        raise SystemExit(f"{path} is missing: run the README's compare commands, then "
+        raise SystemExit(f"{path} is missing: run the compare commands of "
+                         "docs/guide/baselines.md, then "
                          "tools/readme.py --from runs/compare")
     return json.loads(path.read_text())
 
@@ -117,11 +129,11 @@ def compare_command() -> str:
     orders = {tuple(d["orders"]) for d in docs}
     if len(seeds) != 1 or len(orders) != 1 or any(d["encoder"].startswith("hashing") for d in docs):
         raise SystemExit("results/compare/*.json were made with different seeds, orders or "
-                         "encoders; rerun the README's commands")
+                         "encoders; rerun the commands of docs/guide/baselines.md")
     for d, (p, n) in zip(docs, [x for x in PROFILES for _ in (0, 1)]):
         if d["episodes"] != n or d["profile"] != p:
             raise SystemExit(f"results/compare/{p}-{d['phrasing']}.json has {d['episodes']} "
-                             f"episodes of {d['profile']}; the README's command runs {n}")
+                             f"episodes of {d['profile']}; docs/guide/baselines.md's command runs {n}")
     (s,), (o,) = seeds, orders
     order = "" if o == (42,) else " --order-seeds " + " ".join(map(str, o))
     return ("```bash\n"
@@ -274,8 +286,14 @@ def render(name: str, write_figures: bool) -> str:
 
 
 def blocks(text: str) -> dict[str, str]:
-    """The generated blocks of a README text: name -> body."""
+    """The generated blocks of a page's text: name -> body."""
     return {m.group("name"): m.group("body") for m in BLOCK.finditer(text)}
+
+
+def all_blocks() -> dict[str, tuple[Path, str]]:
+    """Every generated block of `pages`: name -> (the page that holds it, its body)."""
+    return {name: (page, body) for page in pages()
+            for name, body in blocks(page.read_text(encoding="utf-8")).items()}
 
 
 def replace(text: str, name: str, body: str) -> str:
@@ -308,22 +326,25 @@ def main(argv: list[str] | None = None) -> int:
             dst = RESULTS / f"{doc['profile']}-{doc['phrasing']}.json"
             dst.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
             print(f"copied {f} -> {dst.relative_to(ROOT)}")
-    text = README.read_text(encoding="utf-8")
-    names = [n for n in blocks(text) if args.only is None or n in args.only]
-    bad = []
-    for name in names:
-        body = render(name, write_figures=not args.check)
-        if args.check:
-            if comparable(name, blocks(text)[name]) != comparable(name, body):
-                bad.append(name)
-        else:
-            text = replace(text, name, body)
+    bad, wrote = [], []
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        names = [n for n in blocks(text) if args.only is None or n in args.only]
+        for name in names:
+            body = render(name, write_figures=not args.check)
+            if args.check:
+                if comparable(name, blocks(text)[name]) != comparable(name, body):
+                    bad.append(f"{page.relative_to(ROOT)}: block {name!r}")
+            else:
+                text = replace(text, name, body)
+        if names and not args.check:
+            page.write_text(text, encoding="utf-8")
+            wrote.append(f"{', '.join(names)} in {page.relative_to(ROOT)}")
     if args.check:
-        for name in bad:
-            print(f"README block {name!r} differs from what tools/readme.py generates; run it")
+        for where in bad:
+            print(f"{where} differs from what tools/readme.py generates; run it")
         return 1 if bad else 0
-    README.write_text(text, encoding="utf-8")
-    print(f"rewrote {', '.join(names)} in README.md")
+    print("rewrote " + "; ".join(wrote))
     return 0
 
 

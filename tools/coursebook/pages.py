@@ -172,10 +172,12 @@ def copy_pages(docs: Path, src: Path) -> dict[str, list[str]]:
     return found
 
 
-def toctree(notebooks: list[str], teaching: list[str], sections: dict[str, list[str]]) -> str:
+def toctree(notebooks: list[str], teaching: list[str], sections: dict[str, list[str]],
+            api: bool = False) -> str:
     """The home page's tables of contents, all hidden (they make the sidebar and the
     prev/next links): the notebooks after the home page, the teaching pages, then one glob
-    toctree per folder of `SECTIONS` that has pages.
+    toctree per folder of `SECTIONS` that has pages, then (`api`) the API reference that
+    sphinx-autoapi writes into ``api/``.
 
     >>> print(toctree(["01_a"], ["syllabus"], {"guide": ["x"]}))
     ```{toctree}
@@ -214,4 +216,6 @@ def toctree(notebooks: list[str], teaching: list[str], sections: dict[str, list[
     for folder, caption in SECTIONS:
         if sections.get(folder):
             parts.append(block(caption, [f"{folder}/*"], glob=True))
+    if api:
+        parts.append(block("API reference", ["api/hyperskill_lite/index"]))
     return "\n".join(parts)
