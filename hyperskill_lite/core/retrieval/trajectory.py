@@ -28,4 +28,4 @@ def trajectory_path(memory: HypergraphMemory, q_task: np.ndarray, k_e: int, ex: 
     E = memory._edg
     s_e = _rounded(E.emb[: E.n] @ q_task)  # (n_e,) cos(h_dq, h_e)
     s_e[ex] = -np.inf
-    return top_k(s_e, min(k_e, E.n - len(ex)))  # Eq. 5
+    return top_k(s_e, min(k_e, E.n - len(ex)))  # Eq. 5: the trajectory path
