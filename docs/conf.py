@@ -158,6 +158,9 @@ html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
 """Without an icon the browser asks for /favicon.ico and logs a 404 as a console error."""
+# no Python module index: the API reference (sphinx-autoapi) has its own, one page per
+# module, and the module index's collapse toggles are images without alt text
+html_domain_indices = False
 html_css_files = ["course.css"]
 html_js_files = ["course.js"]
 """Wide math, code, outputs and tables scroll inside their box instead of being cut; a
