@@ -48,9 +48,12 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite import (
+    methods as registry,  # EXCLUDE_SELF_METHODS: read when used (it reads plugins)
+)
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.launch import encoder_known
-from hyperskill_lite.methods import BASELINES, EXCLUDE_SELF_METHODS, METHODS
+from hyperskill_lite.methods import BASELINES, METHODS
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 from hyperskill_lite.runner import RunError, read_records, summarize
 from hyperskill_lite.runner.files import check_out_folder
@@ -401,10 +404,10 @@ def _method_names(methods: Sequence[str] | None, reference: str | None,
     if reference is not None and reference not in names:
         raise ValueError(f"compare: the reference {reference!r} must be one of the methods "
                          f"compared ({', '.join(names)})")
-    if base.exclude_self and any(m not in EXCLUDE_SELF_METHODS for m in names):
-        bad = [m for m in names if m not in EXCLUDE_SELF_METHODS]
+    if base.exclude_self and any(m not in registry.EXCLUDE_SELF_METHODS for m in names):
+        bad = [m for m in names if m not in registry.EXCLUDE_SELF_METHODS]
         raise ValueError(f"compare: --exclude-self needs methods that can leave a task's own "
-                         f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); not {bad}")
+                         f"memories out ({', '.join(registry.EXCLUDE_SELF_METHODS)}); not {bad}")
     return names
 
 

@@ -29,6 +29,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite import (
+    methods as registry,  # EXCLUDE_SELF_METHODS: read when used (it reads plugins)
+)
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.preflight import check_sandbox, needs_for, preflight_run
 from hyperskill_lite.agent.settings import ModelSettings, make_llms, usage_totals
@@ -37,7 +40,7 @@ from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge, 
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.llm.cassette import Cassette
-from hyperskill_lite.methods import EXCLUDE_SELF_METHODS, METHODS, make_method
+from hyperskill_lite.methods import METHODS, make_method
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.types import Task
@@ -163,9 +166,9 @@ def check_spec(spec: RunSpec) -> RunSpec:
         raise ValueError(f"--prune-mode must be one of {', '.join(PRUNE_MODES)}, "
                          f"got {spec.prune_mode!r}")
     if spec.evaluation.exclude_self:
-        if spec.method not in EXCLUDE_SELF_METHODS:
+        if spec.method not in registry.EXCLUDE_SELF_METHODS:
             raise ValueError(f"--exclude-self needs a method that can leave a task's own "
-                             f"memories out ({', '.join(EXCLUDE_SELF_METHODS)}); "
+                             f"memories out ({', '.join(registry.EXCLUDE_SELF_METHODS)}); "
                              f"{spec.method} cannot")
     if isinstance(spec.encoder, str) and not encoder_known(spec.encoder):
         raise ValueError(f"--encoder must be one of {', '.join(ENCODERS)}, got {spec.encoder!r}")

@@ -97,8 +97,8 @@ def test_each_call_starts_in_a_fresh_working_folder(sandbox):
     assert first["home"] == first["cwd"]
     if sandbox.isolation == "bwrap":
         assert first["cwd"] == "/sandbox"
-    elif ROOT:  # its own mount namespace: /tmp is the capped working folder
-        assert first["cwd"] == "/tmp"
+    elif ROOT:  # its own mount namespace: a folder of the fresh, capped /tmp
+        assert first["cwd"] == "/tmp/work"
     else:
         assert first["cwd"] != second["cwd"] and not os.path.exists(first["cwd"])
 

@@ -14,7 +14,7 @@ live run refuses to start at its preflight (agent/preflight.py, `check_sandbox`)
   project folder, no user files.
 - ``"process"`` (an explicit choice of weaker isolation): a plain process. Run by root,
   the code runs as the unprivileged user "nobody" in mount, network and IPC namespaces
-  of its own: no network, ``/root`` and ``/home`` hidden, ``/tmp`` (its working folder),
+  of its own: no network, ``/root`` and ``/home`` hidden, ``/tmp`` (its working folder ``/tmp/work``),
   ``/var/tmp`` and ``/dev/shm`` private tmpfs folders capped as above (where the kernel
   refuses namespaces, it goes on without them when the interpreter is reachable by
   "nobody": then as for a regular user, below). Run by a regular user, it runs as that

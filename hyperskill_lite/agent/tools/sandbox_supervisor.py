@@ -9,8 +9,9 @@ bubblewrap, or as a plain process) and one JSON argument. It
 2. with ``namespaces`` (process mode run by root; "try" goes on without them where the
    kernel refuses, "require" does not): enters a mount, network and IPC namespace of its
    own, hides ``/root`` and ``/home`` under empty tmpfs folders (the Python installation
-   they hold is bound back read-only), and mounts a size-capped tmpfs on ``/tmp`` (then
-   the working folder), ``/var/tmp`` and ``/dev/shm``;
+   they hold is bound back read-only), and mounts a size-capped tmpfs on ``/tmp`` (the
+   working folder is ``/tmp/work``; an interpreter under ``/tmp`` is bound back
+   read-only), ``/var/tmp`` and ``/dev/shm``;
 3. forks the child that runs the code: resource limits (address space, CPU seconds,
    file size, processes, open files, no core dumps), every capability dropped (bounding
    set, then ``setgroups``/``setresgid``/``setresuid`` to the unprivileged user when run
@@ -68,6 +69,10 @@ def _mount(source, target, fstype, flags, data=None):
 
 def _tmpfs(target, size, mode):
     _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
+
+
+NS_WORK = "/tmp/work"
+"""The working folder in process mode's own mount namespace."""
 
 
 def _cover(top, keep_all, size, mode):
@@ -239,7 +244,11 @@ def main():
         if cfg["namespaces"] != "off":
             try:
                 _namespaces(cfg)
-                cfg.update(work="/tmp", watch_quota=False)
+                # a fresh folder of the fresh /tmp (which may hold the interpreter's venv)
+                os.mkdir(NS_WORK, 0o700)
+                if cfg["uid"] is not None:
+                    os.chown(NS_WORK, cfg["uid"], cfg["gid"])
+                cfg.update(work=NS_WORK, watch_quota=False)
                 out["namespaces"] = True
             except OSError:
                 if cfg["namespaces"] == "require":
