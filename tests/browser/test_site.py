@@ -54,6 +54,16 @@ def _solutions(name: str) -> list[str]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         return [ln.strip() for ln in source.splitlines() if len(ln.strip()) > 12]
 
+    def solution_lines(cell: dict) -> list[str]:
+        """An answer cell in nbgrader's form: only what its solution region holds (the
+        stub around it, a function's signature and docstring, is the student's too)."""
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        begin, end = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
+        if begin not in source:
+            return lines(cell)
+        region = source.split(begin, 1)[1].split(end, 1)[0]
+        return lines({"source": region})
+
     def is_solution(cell: dict) -> bool:
         meta = cell.get("metadata", {})
         exercise = meta.get("exercise") if isinstance(meta.get("exercise"), dict) else {}
@@ -62,7 +72,7 @@ def _solutions(name: str) -> list[str]:
     elsewhere = {ln for c in nb["cells"] if not is_solution(c) for ln in lines(c)}
     out = []
     for cell in filter(is_solution, nb["cells"]):
-        own = [ln for ln in lines(cell) if ln not in elsewhere]
+        own = [ln for ln in solution_lines(cell) if ln not in elsewhere]
         if own:
             out.append(max(own, key=len))
     return out
