@@ -58,7 +58,9 @@ def lab(tmp_path_factory, shots):
 
 
 def _status(page) -> str:
-    return page.locator(".hsl-panel .hsl-panel-status").inner_text().strip()
+    """The panel's status line, as the DOM holds it (textContent: JupyterLab's windowed
+    notebook may take a cell out of the rendered view, where innerText reads "")."""
+    return (page.locator(".hsl-panel .hsl-panel-status").text_content() or "").strip()
 
 
 def _image(page) -> str | None:
