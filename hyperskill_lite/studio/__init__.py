@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from hyperskill_lite.core.io.read import gc_paused
 from hyperskill_lite.studio.build import StudioOptions, run_view, studio_data
 from hyperskill_lite.studio.cooccurrence import (
     CooccurrenceTest,
@@ -41,7 +42,6 @@ from hyperskill_lite.studio.cooccurrence import (
     cooccurrence_significance,
     permutation_test,
 )
-from hyperskill_lite.studio.records import gc_paused
 from hyperskill_lite.studio.render import (
     StudioDependencyError,
     is_studio_page,

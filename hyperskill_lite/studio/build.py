@@ -6,7 +6,7 @@ provenance and maintenance cycles (provenance.py), retrieval explanations (expla
 hygiene (hygiene.py) and co-occurrence significance (cooccurrence.py). `studio_data`
 puts several runs together with the overlay chart. Nothing here writes HTML.
 
-The cyclic garbage collector is paused while the data is built (records.gc_paused): the
+The cyclic garbage collector is paused while the data is built (core/io/read.py gc_paused): the
 views make hundreds of thousands of small acyclic containers, and every full collection
 would walk all of them and the records again.
 
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hyperskill_lite.core.io.read import gc_paused
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.health import run_health
 from hyperskill_lite.runner.summary import summarize
@@ -31,7 +32,6 @@ from hyperskill_lite.studio.graph import graph_data
 from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import hygiene
 from hyperskill_lite.studio.provenance import cycles, edge_info, provenance
-from hyperskill_lite.studio.records import gc_paused
 from hyperskill_lite.studio.render import json_safe
 from hyperskill_lite.studio.runs import RunFolder, run_names
 

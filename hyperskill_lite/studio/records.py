@@ -23,14 +23,13 @@ Not here: run folders and run.json (runs.py), what the views take from the recor
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.core.io.read import gc_paused
 from hyperskill_lite.runner.files import RECORDS, RunError, recovery_hint
 
 try:  # optional speed-up (the studio extra); the standard json module otherwise
@@ -38,26 +37,13 @@ try:  # optional speed-up (the studio extra); the standard json module otherwise
 except ImportError:  # pragma: no cover - exercised where orjson is not installed
     orjson = None
 
-__all__ = ["read_records_lean", "explanations", "gc_paused", "LEAN_DROP"]
+__all__ = ["read_records_lean", "explanations", "LEAN_DROP"]
 
 log = logging.getLogger("hyperskill_lite.studio")
 
 LEAN_DROP = "explain"
 """The field left in the file (read on demand with `explanations`)."""
 _warned: list[bool] = []
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block (restored as it was, also on an
-    error): the studio builds many acyclic containers and frees them when it is done."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _loads(line: bytes) -> Any:

@@ -261,9 +261,9 @@ def _locate(path: Path) -> tuple[Path, dict[str, Any]]:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a load builds its lists of ids, texts and
-    meta dicts (hundreds of thousands of acyclic containers, which would otherwise set
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block, e.g. while a load builds its lists
+    of ids, texts and meta dicts (hundreds of thousands of acyclic containers, which would otherwise set
     off a full collection every few hundred thousand allocations: a third of the load
     time at 100k hyperedges); restored as it was, also on an error."""
     was = gc.isenabled()
@@ -311,7 +311,7 @@ def load_memory(
             f"{path / MANIFEST}: embeddings have dim {rec_dim} ({rec_name}), "
             f"the encoder given has dim {encoder.dim}"
         )
-    with _gc_paused():
+    with gc_paused():
         if man["version"] == 1:
             memory = _from_records_v1(_read_v1(path, man), encoder, config, path)
         else:
