@@ -252,6 +252,26 @@ def test_cli_ctrl_c_at_any_moment_is_one_true_line_and_exit_130(tmp_path, refere
     assert _strip(read_records(out)) == _strip(read_records(reference))
 
 
+def test_after_ctrl_c_a_thread_starting_its_next_episode_writes_no_marker(tmp_path):
+    """The race the live sweep met: Ctrl-C cleared the markers, then a cell's thread
+    began its next episode and marked it, so resume would count it as a crash."""
+    from hyperskill_lite.runner import files
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    files.mark_inflight(a, 3, "t3", 1)
+    try:
+        files.clear_all_inflight()  # what the CLI does on Ctrl-C
+        assert not (a / INFLIGHT).exists()
+        files.mark_inflight(b, 0, "t0", 1)  # a thread that did not hear of it yet
+        assert not (b / INFLIGHT).exists()
+    finally:
+        files.resume_inflight_marking()  # the command returned: markers are written again
+    files.mark_inflight(b, 0, "t0", 1)
+    assert files.inflight_attempts(b, 0) == 1
+    files.clear_inflight(b)
+
+
 def _maps(pid: int, name: bytes) -> bool:
     try:
         return name in Path(f"/proc/{pid}/maps").read_bytes()

@@ -127,7 +127,7 @@ def _interrupted(args: argparse.Namespace | None) -> int:
     counts as a crash (runner/files.py); runs in threads of this process (live sweep
     cells) are left as a kill would leave them, which their folders survive, instead of
     waiting for their episodes to end."""
-    from hyperskill_lite.runner.files import clear_all_inflight
+    from hyperskill_lite.runner.files import clear_all_inflight, resume_inflight_marking
 
     clear_all_inflight()
     on_interrupt = getattr(args, "on_interrupt", None)
@@ -139,6 +139,7 @@ def _interrupted(args: argparse.Namespace | None) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+    resume_inflight_marking()  # no thread of the command is left to write one
     return 130
 
 

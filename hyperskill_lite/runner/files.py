@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,11 @@ def kept_text(out: Path | str) -> str:
 
 _MARKED: set[Path] = set()
 """Markers this process wrote and has not cleared (runs in threads each have one)."""
+_MARK_LOCK = threading.Lock()
+_STOPPED = False
+"""Set by `clear_all_inflight`: the user stopped the process, so a thread that starts its
+next episode after the markers were cleared writes none (a marker left then would count
+the interrupted episode as a crash on resume)."""
 
 
 def check_out_folder(out: Path | str) -> None:
@@ -130,19 +136,34 @@ def mark_inflight(out: Path, index: int, task_id: str, attempts: int) -> None:
     """Note that episode `index` is running (its `attempts`-th try). Not fsynced: it
     only has to outlive the process, not the machine."""
     doc = {"index": index, "task_id": task_id, "attempts": attempts, "pid": os.getpid()}
-    (out / INFLIGHT).write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
-    _MARKED.add(out / INFLIGHT)
+    with _MARK_LOCK:
+        if _STOPPED:
+            return
+        (out / INFLIGHT).write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
+        _MARKED.add(out / INFLIGHT)
 
 
 def clear_all_inflight() -> None:
     """Clear every marker of this process: the user stopped it (Ctrl-C), so no episode
-    running now counts as a crash, even in runs whose threads are not told."""
-    for path in list(_MARKED):
-        _MARKED.discard(path)
-        try:
-            path.unlink()
-        except OSError:
-            pass
+    running now counts as a crash, even in runs whose threads are not told. From here
+    on no thread of this process writes a marker, until `resume_inflight_marking`."""
+    global _STOPPED
+    with _MARK_LOCK:
+        _STOPPED = True
+        for path in list(_MARKED):
+            _MARKED.discard(path)
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
+
+def resume_inflight_marking() -> None:
+    """Markers are written again: the interrupted command has returned and none of its
+    threads runs (a process that calls `cli.main` again, such as a test or a notebook)."""
+    global _STOPPED
+    with _MARK_LOCK:
+        _STOPPED = False
 
 
 def inflight_attempts(out: Path, index: int) -> int:
@@ -162,11 +183,12 @@ def inflight_attempts(out: Path, index: int) -> int:
 
 def clear_inflight(out: Path) -> None:
     """Forget the episode in flight (it finished, or the user interrupted it)."""
-    _MARKED.discard(out / INFLIGHT)
-    try:
-        (out / INFLIGHT).unlink()
-    except FileNotFoundError:
-        pass
+    with _MARK_LOCK:
+        _MARKED.discard(out / INFLIGHT)
+        try:
+            (out / INFLIGHT).unlink()
+        except FileNotFoundError:
+            pass
 
 
 def crash_point(where: str, index: int) -> None:
