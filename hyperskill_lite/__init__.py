@@ -4,8 +4,10 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 
 - ``core/``       the paper's §3 (memory, utility, retrieval, maintenance, phi, files);
                   numpy and scipy only, imports nothing else of the package;
-- ``agent/``      the live path on an OpenAI-compatible model: the client, its settings
-                  and preflight, prompts, the agent loop, the tools (``agent/tools/``);
+- ``llm/``        the model client's room: transport, retries, structured outputs,
+                  usage, cassettes, the model settings and the server's preflight;
+- ``agent/``      the live path on an OpenAI-compatible model: the client, prompts, the
+                  agent loop, the tools (``agent/tools/``);
 - ``baselines/``  the ten baselines of Table 1 and No Memory;
 - ``world/``      SkillWorld, the offline world (its text library is package data);
 - ``bench/``      GAIA, WebWalkerQA and xBench loaders, scorers, judges, submissions;
@@ -32,8 +34,6 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 
 from hyperskill_lite import _startup  # noqa: F401 - first: Ctrl-C while `python -m` imports
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
-from hyperskill_lite.agent.settings import ModelSettings, make_llms
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
 from hyperskill_lite.agent.tools.providers import (
     SearchProvider,
@@ -77,6 +77,8 @@ from hyperskill_lite.course import Verdict, check, grade_notebook, write_student
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
+from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_run
+from hyperskill_lite.llm.settings import ModelSettings, make_llms
 from hyperskill_lite.logs import run_log, setup_logging
 from hyperskill_lite.methods import HyperSkillMemory, MethodSpec, make_method, register_method
 from hyperskill_lite.protocol import EvalProtocol

@@ -5,7 +5,7 @@ or model and its `ModelSettings`, where to write); `check_spec` refuses impossib
 combinations with a `ValueError` naming the setting; `prepare` builds the parts (tasks
 in the run's order, the memory system, the executor, the agent's and the judge's model
 clients, the judges, and the settings written to ``OUT/run.json``) without touching the
-output folder; `check_server` runs the preflight of a live run (agent/preflight.py)
+output folder; `check_server` runs the preflight of a live run (llm/preflight.py)
 before its folder exists; `execute` runs the parts through the resumable runner
 (runner.py), recording what the preflight and the probes found as run.json's
 ``observed`` (facts, not settings: a resume does not compare them), and writes GAIA's
@@ -33,13 +33,14 @@ from hyperskill_lite import (
     methods as registry,  # EXCLUDE_SELF_METHODS: read when used (it reads plugins)
 )
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.preflight import check_sandbox, needs_for, preflight_run
-from hyperskill_lite.agent.settings import ModelSettings, make_llms, usage_totals
 from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
+from hyperskill_lite.agent.tools.preflight import check_sandbox, needs_for
 from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge, write_submission
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.preflight import preflight_run
+from hyperskill_lite.llm.settings import ModelSettings, make_llms, usage_totals
 from hyperskill_lite.methods import METHODS, make_method
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 from hyperskill_lite.runner import read_records, run_episodes
@@ -114,7 +115,7 @@ class RunSpec:
     """The model calls' settings (temperature, extra_body, the judge's model, ...)."""
     needs: tuple[str, ...] = ()
     """Capabilities the preflight checks besides those the tasks' files need
-    (agent/preflight.py: vision, transcription)."""
+    (llm/preflight.py: vision, transcription)."""
     tools: Any = None
     """The agent's tools (`agent.tools.ToolSettings`); None: the defaults (search by
     the provider whose key is set, pages over HTTP, files, the python sandbox)."""
@@ -432,10 +433,11 @@ def probe(parts: RunParts) -> dict[str, Any]:
 
 
 def check_server(parts: RunParts) -> dict[str, Any]:
-    """The preflight of a live run (agent/preflight.py), to call before its folder is
-    created: raises `PreflightError` (a ValueError: one line, exit 2) when the python
-    tool's sandbox cannot be had here (`check_sandbox`: the default needs bubblewrap) or
-    the server cannot serve the run; else what it found, for run.json's ``observed``.
+    """The preflight of a live run (llm/preflight.py, agent/tools/preflight.py), to call
+    before its folder is created: raises `PreflightError` (a ValueError: one line, exit
+    2) when the python tool's sandbox cannot be had here (`check_sandbox`: the default
+    needs bubblewrap) or the server cannot serve the run; else what it found, for
+    run.json's ``observed``.
     SkillWorld runs check nothing; replays check the sandbox only."""
     spec = parts.spec
     if not spec.live:

@@ -1,4 +1,4 @@
-"""Every setting of a live run's model calls (agent/settings.py, cli/model_options.py): the
+"""Every setting of a live run's model calls (llm/settings.py, cli/model_options.py): the
 values are checked, reach the server as sent (the scripted server keeps every request),
 are recorded in run.json (transport as observed, not compared) and are accepted in sweep
 files; the GT judge has a client of its own, at temperature 0 unless set; reasoning
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.settings import ModelSettings, make_llms, parse_extra_body, usage_totals
 from hyperskill_lite.cli import main
 from hyperskill_lite.cli.model_options import add_arguments, settings_from_args
 from hyperskill_lite.cli.options import Parser
+from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body, usage_totals
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.sweep import SweepError, parse_sweep
 from hyperskill_lite.testing.scripted_server import Reply, ScriptedServer, prompt_aware_responder

@@ -1,8 +1,9 @@
-"""The preflight (agent/preflight.py), the `check` command and what a live `run` does with
-it: the real openai client against the scripted server on loopback, nothing of ours
-mocked. A missing or wrong key, an unreachable server or an unknown model is one line
-and exit 2 before any run folder exists; a run whose every episode failed exits 1; the
-probe answers are recorded as observed, so the rerun after a key was fixed resumes."""
+"""The preflight (llm/preflight.py, agent/tools/preflight.py), the `check` command and
+what a live `run` does with it: the real openai client against the scripted server on
+loopback, nothing of ours mocked. A missing or wrong key, an unreachable server or an
+unknown model is one line and exit 2 before any run folder exists; a run whose every
+episode failed exits 1; the probe answers are recorded as observed, so the rerun after a
+key was fixed resumes."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from hyperskill_lite.agent.llm import PromptedLLM
-from hyperskill_lite.agent.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.cli import main
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
@@ -265,7 +266,7 @@ def test_the_rerun_after_fixing_the_key_resumes(env, tmp_path):
 
 
 def test_needs_come_from_the_tasks_files():
-    from hyperskill_lite.agent.preflight import needs_for
+    from hyperskill_lite.agent.tools.preflight import needs_for
     from hyperskill_lite.types import Task
 
     tasks = [Task("a", "q", meta={"file_path": "/d/chart.png"}),
@@ -322,8 +323,8 @@ def test_without_bubblewrap_the_default_run_exits_2_before_writing_anything(tmp_
 
 
 def test_check_sandbox_names_the_isolation_that_will_run():
-    from hyperskill_lite.agent.preflight import check_sandbox
     from hyperskill_lite.agent.tools import PythonSandbox
+    from hyperskill_lite.agent.tools.preflight import check_sandbox
 
     sandbox = PythonSandbox(isolation="process")
     if sandbox.problem() is not None:

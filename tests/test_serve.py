@@ -286,7 +286,7 @@ def test_reads_never_wait_on_a_model_call(tmp_path):
         return task_responder(request)
 
     with ScriptedServer(responder) as srv:
-        from hyperskill_lite.agent.settings import ModelSettings, make_llms
+        from hyperskill_lite.llm.settings import ModelSettings, make_llms
 
         llm, _ = make_llms(ModelSettings(), base_url=srv.base_url, model="scripted-model")
         shared = SharedMemory(tmp_path / "m", _hashing())
@@ -409,7 +409,7 @@ def test_maintain_prunes_and_merges_through_the_memorys_model(tmp_path, path):
     """maintain(): the subtask node credited with three slow failures is pruned (Eq. 11),
     the two strategies that always co-occur are merged (Eqs. 12-14) by LLM-Merge, asked
     of the configured model or of the client's own (2026-07-28 round trips)."""
-    from hyperskill_lite.agent.settings import ModelSettings, make_llms
+    from hyperskill_lite.llm.settings import ModelSettings, make_llms
     from hyperskill_lite.serve.app import build_server
     from hyperskill_lite.serve.models import ModelConfig
     from hyperskill_lite.serve.service import MemoryService
@@ -461,7 +461,7 @@ def test_client_text_reaches_the_model_only_framed_and_bounded(tmp_path):
     prompt inside the frame, its fake marker defused; ids that are not ids, an outcome
     that is neither, a budget out of range are refused, naming the argument; none of it
     stores."""
-    from hyperskill_lite.agent.settings import ModelSettings, make_llms
+    from hyperskill_lite.llm.settings import ModelSettings, make_llms
     from hyperskill_lite.serve.app import build_server
     from hyperskill_lite.serve.models import ModelConfig
     from hyperskill_lite.serve.service import MemoryService

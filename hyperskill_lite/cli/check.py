@@ -1,7 +1,7 @@
 """``python -m hyperskill_lite check --base-url URL --model NAME``: is this server ready
 for a live run?
 
-Runs the preflight a live ``run`` makes before it creates its folder (agent/preflight.py):
+Runs the preflight a live ``run`` makes before it creates its folder (llm/preflight.py):
 a key where the server wants one, the server reachable, the model listed by
 ``/v1/models``, structured outputs and native tool calls probed, and vision or
 transcription when asked for (``--needs``); then the GT judge's server and model when
@@ -13,7 +13,8 @@ the weaker ``process`` isolation chosen explicitly; agent/tools/sandbox.py). Pri
 it found, one check a line, and exits 0; the first failed check is one ``error:`` line
 and exit 2.
 
-Not here: the checks themselves (agent/preflight.py), the model options (model_options.py).
+Not here: the checks themselves (llm/preflight.py, agent/tools/preflight.py), the model
+options (model_options.py).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from hyperskill_lite.agent.preflight import CAPABILITIES
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 from hyperskill_lite.cli import model_options
+from hyperskill_lite.llm.preflight import CAPABILITIES
 
 __all__ = ["add_parser", "command"]
 
@@ -51,8 +52,9 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.agent.preflight import check_sandbox, preflight_run
     from hyperskill_lite.agent.tools import PythonSandbox
+    from hyperskill_lite.agent.tools.preflight import check_sandbox
+    from hyperskill_lite.llm.preflight import preflight_run
 
     settings = model_options.settings_from_args(args)
     agent, judge = model_options.make_llms(settings, base_url=args.base_url, model=args.model,

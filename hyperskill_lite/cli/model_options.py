@@ -2,9 +2,9 @@
 ``--extra-body`` and the GT judge's own model.
 
 `add_arguments(group)` adds them to an argparse group; `settings_from_args(args)` turns
-the parsed values into one `agent.settings.ModelSettings` (checked, so an impossible
+the parsed values into one `llm.settings.ModelSettings` (checked, so an impossible
 value is one ``error:`` line and exit 2); `make_llms` (re-exported from
-agent/settings.py) builds the agent's and the judge's `PromptedLLM` from it.
+llm/settings.py) builds the agent's and the judge's `PromptedLLM` from it.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_arguments(p)
@@ -13,7 +13,7 @@ agent/settings.py) builds the agent's and the judge's `PromptedLLM` from it.
 >>> s = settings_from_args(args); s.temperature, s.extra_body
 (0.0, {'chat_template_kwargs': {'enable_thinking': False}})
 
-Not here: what the settings mean and how clients are built (agent/settings.py).
+Not here: what the settings mean and how clients are built (llm/settings.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 from typing import Any
 
 from hyperskill_lite.agent.llm import DEFAULT_TIMEOUT
-from hyperskill_lite.agent.settings import ModelSettings, make_llms, parse_extra_body
+from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body
 
 __all__ = ["add_arguments", "settings_from_args", "make_llms", "DESTS"]
 

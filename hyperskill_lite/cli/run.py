@@ -22,13 +22,13 @@ import sys
 from pathlib import Path
 
 from hyperskill_lite import logs
-from hyperskill_lite.agent.preflight import CAPABILITIES
 from hyperskill_lite.cli import model_options, protocol_options
 from hyperskill_lite.cli.options import at_least_1, fraction, method_help, method_name
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
 from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec, encoder_known
+from hyperskill_lite.llm.preflight import CAPABILITIES
 
 __all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 

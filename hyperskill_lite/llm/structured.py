@@ -162,5 +162,5 @@ VISION_PROBE_MESSAGES = [{
             "url": "data:image/png;base64," + base64.b64encode(probe_png()).decode("ascii")}},
     ],
 }]
-"""The request `agent.preflight` sends to learn whether a model accepts images (an
+"""The request `llm.preflight` sends to learn whether a model accepts images (an
 OpenAI ``image_url`` content part holding a red PNG as a data URL)."""

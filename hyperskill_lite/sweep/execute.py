@@ -56,11 +56,11 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite import launch
-from hyperskill_lite.agent.settings import ENV_JUDGE_API_KEY
 from hyperskill_lite.agent.tools import ToolSettings
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.launch import RunSpec
+from hyperskill_lite.llm.settings import ENV_JUDGE_API_KEY
 from hyperskill_lite.logs import run_log
 from hyperskill_lite.runner import RunError
 from hyperskill_lite.sweep.spec import Cell, SweepError, SweepSpec

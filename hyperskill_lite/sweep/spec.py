@@ -38,7 +38,7 @@ judge_key_env = "OPENAI_API_KEY"
 Model settings (`MODEL_FIELDS`, the `run` options of the same names: temperature, top_p,
 max_tokens, timeout, max_retries, extra_body, judge_model, judge_base_url,
 judge_temperature) may be set for the whole sweep in ``[sweep]`` and for one backbone in
-its ``[[backbone]]`` table, which wins; each is checked as `agent.settings.ModelSettings`
+its ``[[backbone]]`` table, which wins; each is checked as `llm.settings.ModelSettings`
 checks it. ``judge_key_env`` names the variable holding the judge server's key.
 
 Each cell is exactly one `run` (`Cell.argv`: ``python -m hyperskill_lite run ...``) with
@@ -64,8 +64,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.settings import ModelSettings
 from hyperskill_lite.core.config import PRUNE_MODES
+from hyperskill_lite.llm.settings import ModelSettings
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 
 __all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep",

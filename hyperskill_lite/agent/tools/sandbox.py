@@ -2,7 +2,7 @@
 
 Two isolation levels (the ``sandbox`` setting, `ISOLATIONS`); neither falls back to the
 other. A level that cannot be had here makes the tool answer with one error line, and a
-live run refuses to start at its preflight (agent/preflight.py, `check_sandbox`).
+live run refuses to start at its preflight (agent/tools/preflight.py, `check_sandbox`).
 
 - ``"bwrap"`` (the default): the code runs under bubblewrap (``bwrap``, Debian's
   ``bubblewrap`` package) in its own network namespace (only a loopback of its own: no

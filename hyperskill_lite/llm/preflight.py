@@ -13,11 +13,12 @@ with a `PreflightError` whose message is one line naming the problem and what to
    `AgentExecutor.resolve_protocol` or the same probe here), so the run reuses the answers
    instead of probing again;
 5. vision (an image in a chat message) and transcription (``POST /audio/transcriptions``)
-   when the run needs them (`CAPABILITIES`; `needs_for` derives them from the tasks'
-   attached files when the media tools are on), asked of the model and server the
-   image and audio tools will use.
+   when the run needs them (`CAPABILITIES`; `needs_for`, in agent/tools/preflight.py,
+   derives them from the tasks' attached files when the media tools are on), asked of
+   the model and server the image and audio tools will use.
 
-Before any of these, `check_sandbox` makes sure the python tool's sandbox can run here:
+Before any of these, `check_sandbox` (agent/tools/preflight.py, the tools' share of the
+preflight) makes sure the python tool's sandbox can run here:
 the default (bubblewrap) refuses to start without ``bwrap`` (check "sandbox": one line
 naming bubblewrap, how to install it, and ``--sandbox process``, the option that accepts
 weaker isolation); nothing falls back silently.
@@ -34,8 +35,8 @@ Traceback (most recent call last):
 ...
 ValueError: unknown capability 'smell'; choose from vision, transcription
 
-Not here: building the clients (settings.py), the command (cli/check.py), writing
-run.json (runner.py).
+Not here: building the clients (settings.py), the tools' checks (agent/tools/preflight.py),
+the command (cli/check.py), writing run.json (runner.py).
 """
 
 from __future__ import annotations
@@ -46,15 +47,15 @@ import time
 import wave
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.llm import ENV_API_KEY, PromptedLLM, _safe_url
+from hyperskill_lite.agent.llm import ENV_API_KEY, PromptedLLM
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
+from hyperskill_lite.llm.wire import safe_url as _safe_url
 
 __all__ = ["CAPABILITIES", "Preflight", "PreflightError", "RunPreflight", "preflight",
-           "preflight_run", "needs_for", "needs_from", "probe_wav", "check_sandbox"]
+           "preflight_run", "needs_from", "probe_wav"]
 
 CAPABILITIES = ("vision", "transcription")
 """What a run may need beyond chat: images in messages, and speech to text."""
@@ -72,24 +73,6 @@ class PreflightError(ValueError):
         super().__init__(" ".join(message.split()))
 
 
-def check_sandbox(sandbox: Any) -> str:
-    """Refuse a python tool whose sandbox cannot run here (`PythonSandbox.problem`:
-    bubblewrap missing or refused, or process mode unable to start) with a
-    `PreflightError` ("sandbox"); else the isolation that will run. Runs a trivial
-    program once per setting and process; writes nothing but its own temporary folder.
-
-    >>> from hyperskill_lite.agent.tools import PythonSandbox
-    >>> check_sandbox(PythonSandbox(bwrap="/nonexistent/bwrap"))
-    Traceback (most recent call last):
-    ...
-    hyperskill_lite.agent.preflight.PreflightError: the python tool's default sandbox needs bubblewrap (bwrap), which is not installed here: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or pass --sandbox process to accept weaker isolation (resource limits; see docs/guide/guarantees.md)
-    """
-    problem = sandbox.problem()
-    if problem is not None:
-        raise PreflightError("sandbox", problem)
-    return str(sandbox.isolation)
-
-
 def needs_from(names: Iterable[str]) -> tuple[str, ...]:
     """Check capability names; the known ones, in `CAPABILITIES` order."""
     names = list(names)
@@ -97,32 +80,6 @@ def needs_from(names: Iterable[str]) -> tuple[str, ...]:
         if n not in CAPABILITIES:
             raise ValueError(f"unknown capability {n!r}; choose from {', '.join(CAPABILITIES)}")
     return tuple(c for c in CAPABILITIES if c in names)
-
-
-def needs_for(tasks: Iterable[Any], media: bool = True) -> tuple[str, ...]:
-    """The capabilities a run's tasks need: "vision" when a task's attachment is an image,
-    "transcription" when one is audio (and the media tools are on to read them).
-
-    >>> from hyperskill_lite.types import Task
-    >>> needs_for([Task("a", "q", meta={"file_path": "/d/x.PNG"}), Task("b", "q")])
-    ('vision',)
-    """
-    from hyperskill_lite.agent.tools.media import AUDIO_MIME, IMAGE_MIME
-
-    if not media:
-        return ()
-    found: set[str] = set()
-    for t in tasks:
-        for key in ("file", "file_path", "attachment"):
-            value = (getattr(t, "meta", None) or {}).get(key)
-            if not value:
-                continue
-            ext = Path(str(value)).suffix.lower()
-            if ext in IMAGE_MIME:
-                found.add("vision")
-            elif ext in AUDIO_MIME:
-                found.add("transcription")
-    return tuple(c for c in CAPABILITIES if c in found)
 
 
 def probe_wav(seconds: float = 0.25, rate: int = 16000) -> bytes:

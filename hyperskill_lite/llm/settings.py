@@ -241,7 +241,7 @@ def usage_totals(*llms: Any) -> dict[str, int]:
     """The cumulative usage counters (`Usage.totals`) of several clients added up: what
     the runner's ``usage=`` takes when the judge has a client of its own.
 
-    >>> from hyperskill_lite.agent.llm import Usage
+    >>> from hyperskill_lite.llm.usage import Usage
     >>> class C:
     ...     def __init__(self): self.usage = Usage()
     >>> a, b = C(), C(); a.usage.add("agent", 10, 2); b.usage.add("judge", 5, 1)
