@@ -14,7 +14,9 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 - `files` — which files may be read and where attachments may point; `documents/` —
   documents as text, converted in a limited child process and cached; `readers` —
   which extractor and converters are available; `media` — images and audio;
-- `sandbox` — `PythonSandbox` (bubblewrap, or process limits).
+- `sandbox` — `PythonSandbox` (bubblewrap, or process limits);
+- `preflight` — the tools' share of a live run's preflight: the sandbox can run here
+  (`check_sandbox`), the model capabilities the tasks' files need (`needs_for`).
 
 Not here: the agent loop (loop.py), the model client (llm.py), the hermetic and hostile
 webs tests use (`hyperskill_lite.testing`).
