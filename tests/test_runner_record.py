@@ -52,3 +52,18 @@ def test_the_runner_capabilities_are_protocols():
     assert isinstance(hs, UsesModel) and isinstance(hs.llm, ReportsUsage)
     assert usage_totals_of(hs) == hs.llm.usage.totals
     assert usage_totals_of(object()) is None
+
+
+def test_identity_reads_capabilities_by_protocol():
+    from hyperskill_lite.runner.identity import system_identity
+    from hyperskill_lite.types import HasEncoder, KeepsHypergraph, Named
+
+    enc = HashingEncoder(dim=16, seed=0)
+    hs = make_method("hyperskill", SimLLM(seed=0), enc)
+    awm = make_method("awm", SimLLM(seed=0), enc)
+    assert isinstance(hs, KeepsHypergraph) and not isinstance(awm, KeepsHypergraph)
+    assert isinstance(awm, HasEncoder) and isinstance(enc, Named)
+    assert system_identity(hs) == {"method": "hyperskill", "encoder": enc.name,
+                                   "config": hs.memory.config.to_dict()}
+    assert system_identity(awm) == {"method": "awm", "encoder": enc.name}
+    assert system_identity(object()) == {"method": "object"}

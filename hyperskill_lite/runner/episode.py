@@ -36,7 +36,7 @@ from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.runner.files import RunError, crash_point
 from hyperskill_lite.runner.record import EpisodeRecord
-from hyperskill_lite.types import CountsModelCalls, Episode, MemoryContext
+from hyperskill_lite.types import CountsModelCalls, Episode, KindedJudge, MemoryContext
 
 __all__ = ["one_episode", "crashed_record", "is_storage_error", "fatal", "ERRORS_RECORDED",
            "STORAGE_ERRNOS"]
@@ -188,9 +188,15 @@ def _optional_fields(record, context, update, episode, setup, verdict, learn_jud
         record["judge"] = verdict
     if learn_judge and learn:
         record["learn_judge"] = learn_verdict if learn_verdict is not None else {
-            "kind": getattr(learn_judge, "kind", None)
-            or getattr(learn_judge, "__qualname__", type(learn_judge).__name__),
+            "kind": _judge_kind(learn_judge),
             "correct": learned}
+
+
+def _judge_kind(judge) -> str:
+    """A judge's kind (`KindedJudge`), else the name of its function or class."""
+    if isinstance(judge, KindedJudge) and judge.kind:
+        return judge.kind
+    return getattr(judge, "__qualname__", type(judge).__name__)  # a function's own name
 
 
 def _judged(judge, task, episode, errors: _Errors, i: int, what: str = "judge") -> bool:
