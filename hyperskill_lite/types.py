@@ -39,6 +39,7 @@ __all__ = [
     "KeepsHypergraph",
     "KindedJudge",
     "Named",
+    "ResolvesStructured",
     "ReportsUsage",
     "UsageTotals",
     "UsesModel",
@@ -283,6 +284,15 @@ class HasEncoder(Protocol):
     name beside a saved state."""
 
     encoder: Encoder
+
+
+@runtime_checkable
+class ResolvesStructured(Protocol):
+    """A model client that says which structured-output mode it uses
+    (``"json_schema"``, ``"json_object"`` or ``"off"``): PromptedLLM (agent/llm.py). The
+    agent loop sends its JSON-protocol action as structured output only through one."""
+
+    def resolve_structured(self) -> str: ...
 
 
 Judge = Callable[[Task, Episode], bool]

@@ -70,7 +70,7 @@ from hyperskill_lite.errors import LLMError, LLMRequestError
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.tokens import count_tokens
-from hyperskill_lite.types import Episode, MemoryContext, Task
+from hyperskill_lite.types import Episode, MemoryContext, ResolvesStructured, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
 
@@ -286,7 +286,8 @@ class AgentExecutor:
 
     def _action_format(self) -> dict[str, Any]:
         """The JSON-protocol action as structured output, when the client uses them."""
-        mode = getattr(self.llm, "resolve_structured", lambda: "off")()
+        mode = self.llm.resolve_structured() if isinstance(self.llm, ResolvesStructured) \
+            else "off"
         fmt = structured_format(mode, "agent_action", action_schema(self.tools.schemas()))
         return {"response_format": fmt} if fmt is not None else {}
 
