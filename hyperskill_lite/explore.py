@@ -39,7 +39,7 @@ from hyperskill_lite.launch import RunSpec, execute, prepare
 from hyperskill_lite.methods import METHODS, make_method
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 from hyperskill_lite.runner import summarize
-from hyperskill_lite.types import MemorySystem
+from hyperskill_lite.types import KeepsHypergraph, MemorySystem
 from hyperskill_lite.world import PHRASINGS, PROFILES, SimLLM
 
 __all__ = ["Exploration", "KNOBS", "describe", "hypergraph_methods", "short_run", "panel"]
@@ -118,8 +118,11 @@ def hypergraph_methods() -> list[str]:
     """
     encoder = encoder_by_name("hashing")
     return sorted(m for m in METHODS
-                  if isinstance(getattr(make_method(m, SimLLM(seed=0), encoder), "memory", None),
-                                HypergraphMemory))
+                  if _keeps_hypergraph(make_method(m, SimLLM(seed=0), encoder)))
+
+
+def _keeps_hypergraph(system: Any) -> bool:
+    return isinstance(system, KeepsHypergraph) and isinstance(system.memory, HypergraphMemory)
 
 
 def describe(knobs: dict[str, Any]) -> str:

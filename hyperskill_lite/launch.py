@@ -442,7 +442,7 @@ def check_server(parts: RunParts) -> dict[str, Any]:
     spec = parts.spec
     if not spec.live:
         return {}
-    sandbox = getattr(parts.executor.tools, "sandbox", None)
+    sandbox = parts.executor.tools.sandbox  # a live run's Toolbox: None without python
     if sandbox is not None:  # replays run the python tool too: checked before anything
         check_sandbox(sandbox)
     if spec.replay is not None:

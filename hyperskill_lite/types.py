@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from hyperskill_lite.core.records import (
     ContextItem,
@@ -28,9 +28,18 @@ from hyperskill_lite.core.records import (
     skill_text,
 )
 
+if TYPE_CHECKING:  # annotations only: the protocols below check attribute names
+    from hyperskill_lite.core.embed import Encoder
+    from hyperskill_lite.core.memory import HypergraphMemory
+
 __all__ = [
     "CountsModelCalls",
     "ExcludesOwnTask",
+    "HasEncoder",
+    "KeepsHypergraph",
+    "KindedJudge",
+    "Named",
+    "ResolvesStructured",
     "ReportsUsage",
     "UsageTotals",
     "UsesModel",
@@ -244,5 +253,58 @@ def usage_totals_of(system: Any) -> Callable[[], dict[str, int]] | None:
     return None
 
 
+@runtime_checkable
+class Named(Protocol):
+    """Anything that carries its display name in `name`: every `MemorySystem` and every
+    encoder (core/embed.py's `Encoder`); runner/identity.py records it.
+
+    >>> class Method:
+    ...     name = "flat"
+    >>> isinstance(Method(), Named), isinstance(object(), Named)
+    (True, False)
+    """
+
+    name: str
+
+
+@runtime_checkable
+class KeepsHypergraph(Protocol):
+    """A runner capability: the memory system keeps a hypergraph memory in `memory`
+    (core/memory.py's `HypergraphMemory`, with its `encoder` and `config`): HyperSkill and
+    its variants (methods/hyperskill.py). runner/identity.py records its encoder and
+    configuration beside a saved state."""
+
+    memory: HypergraphMemory
+
+
+@runtime_checkable
+class HasEncoder(Protocol):
+    """A runner capability: the memory system embeds with its own `encoder` (an `Encoder`
+    of core/embed.py): the baselines (baselines/base.py). runner/identity.py records its
+    name beside a saved state."""
+
+    encoder: Encoder
+
+
+@runtime_checkable
+class ResolvesStructured(Protocol):
+    """A model client that says which structured-output mode it uses
+    (``"json_schema"``, ``"json_object"`` or ``"off"``): PromptedLLM (agent/llm.py). The
+    agent loop sends its JSON-protocol action as structured output only through one."""
+
+    def resolve_structured(self) -> str: ...
+
+
 Judge = Callable[[Task, Episode], bool]
 """A judge decides an episode's outcome r_i: exact match, an LLM GT-judge or a self-judge."""
+
+
+@runtime_checkable
+class KindedJudge(Protocol):
+    """A judge that names its kind (``"exact"``, ``"llm"``, ``"self"``, ...): the judges of
+    bench/judges.py. The runner records the kind of a learn judge that wrote no verdict;
+    a plain function judge is recorded by its name."""
+
+    kind: str
+
+    def __call__(self, task: Task, episode: Episode) -> bool: ...

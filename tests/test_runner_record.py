@@ -34,10 +34,10 @@ V1_CRASH_LINE = (
 
 def test_a_record_writes_the_same_bytes_as_before():
     record = crashed_record(3, Task(id="t3", question="q"), 2)
-    assert json.dumps(record, sort_keys=True) == V1_CRASH_LINE
-    again = EpisodeRecord(**{k: v for k, v in json.loads(V1_CRASH_LINE).items()
-                             if k != "errored"}, optional={"errored": "crash"})
+    assert json.dumps(record.to_dict(), sort_keys=True) == V1_CRASH_LINE
+    again = EpisodeRecord(**json.loads(V1_CRASH_LINE))
     assert json.dumps(again.to_dict(1), sort_keys=True) == V1_CRASH_LINE
+    assert EpisodeRecord.from_dict(json.loads(V1_CRASH_LINE)) == record
     with pytest.raises(ValueError, match="format 2 is unknown"):
         again.to_dict(2)
 
@@ -52,3 +52,40 @@ def test_the_runner_capabilities_are_protocols():
     assert isinstance(hs, UsesModel) and isinstance(hs.llm, ReportsUsage)
     assert usage_totals_of(hs) == hs.llm.usage.totals
     assert usage_totals_of(object()) is None
+
+
+def test_identity_reads_capabilities_by_protocol():
+    from hyperskill_lite.runner.identity import system_identity
+    from hyperskill_lite.types import HasEncoder, KeepsHypergraph, Named
+
+    enc = HashingEncoder(dim=16, seed=0)
+    hs = make_method("hyperskill", SimLLM(seed=0), enc)
+    awm = make_method("awm", SimLLM(seed=0), enc)
+    assert isinstance(hs, KeepsHypergraph) and not isinstance(awm, KeepsHypergraph)
+    assert isinstance(awm, HasEncoder) and isinstance(enc, Named)
+    assert system_identity(hs) == {"method": "hyperskill", "encoder": enc.name,
+                                   "config": hs.memory.config.to_dict()}
+    assert system_identity(awm) == {"method": "awm", "encoder": enc.name}
+    assert system_identity(object()) == {"method": "object"}
+
+
+def test_every_line_of_a_run_is_a_typed_record_and_reads_back_byte_for_byte(tmp_path):
+    from hyperskill_lite.launch import RunSpec, execute
+
+    records = execute(RunSpec(out=tmp_path / "run", seed=1, episodes=12, encoder="hashing",
+                              progress=False))
+    lines = (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == len(records) == 12
+    assert any("maintenance" in r for r in records) and all("sizes" in r for r in records)
+    for line in lines:
+        back = EpisodeRecord.from_dict(json.loads(line))
+        assert back.extra == {}  # the dataclass names every field the runner writes
+        assert json.dumps(back.to_dict(), sort_keys=True) == line
+
+
+def test_reading_tolerates_old_and_newer_records():
+    old = {"index": 2, "task_id": "t", "success": True}  # fields added later are absent
+    rec = EpisodeRecord.from_dict(old)
+    assert rec.learned_success is None and rec.sizes is None and "sizes" not in rec.to_dict()
+    newer = {**json.loads(V1_CRASH_LINE), "verdict_v9": {"x": 1}}
+    assert EpisodeRecord.from_dict(newer).to_dict() == newer

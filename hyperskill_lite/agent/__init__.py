@@ -3,6 +3,7 @@
 `llm.py` (`PromptedLLM`: the memory's model operations with the paper's prompts, retries,
 usage, re-asks), `prompts.py` (the paper's prompt texts), `replies.py` (JSON extraction
 and contract checks), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
+`actions.py` (a reply read as its answer or tool call, the step it makes),
 `tools/` (the agent's tools, one concern per module: search providers, pages over HTTP,
 files and media, the python sandbox, the toolbox), `cassette.py` (record / replay),
 `tokens.py` (token estimates from real text). The stand-ins tests use (the scripted

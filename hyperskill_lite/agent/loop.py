@@ -36,23 +36,30 @@ and a line saying it is data, not instructions; the trajectory keeps each observ
 with the same lines defused, so a page cannot forge a step of it either. A tool that
 failed ("Error: ...") is listed in ``meta["tool_errors"]`` (step, tool, the line).
 
-Not here: judging the answer (the runner's judge decides `success`), memory retrieval
-and update (methods/, baselines/), the tools themselves (tools/).
+Not here: reading a reply as an answer or an action and the step it makes (actions.py),
+judging the answer (the runner's judge decides `success`), memory retrieval and update
+(methods/, baselines/), the tools themselves (tools/).
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hyperskill_lite.agent.actions import (
+    FINAL_ANSWER_TOOL,
+    Malformed,
+    Step,
+    failed_calls,
+    parse_final_answer,
+    short,
+    text_action,
+)
 from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
 from hyperskill_lite.agent.llm import (
     ChatReply,
     PromptedLLM,
-    extract_json,
     scrub_surrogates,
     strip_thinking,
 )
@@ -63,52 +70,9 @@ from hyperskill_lite.errors import LLMError, LLMRequestError
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.tokens import count_tokens
-from hyperskill_lite.types import Episode, MemoryContext, Task
+from hyperskill_lite.types import Episode, MemoryContext, ResolvesStructured, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
-
-FINAL_ANSWER_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "final_answer",
-        "description": "Give the final answer to the task and stop.",
-        "parameters": {
-            "type": "object",
-            "properties": {"answer": {"type": "string"}},
-            "required": ["answer"],
-        },
-    },
-}
-_FINAL = re.compile(r"final\s*answer\s*[:：]\s*(.+)", re.I | re.S)
-_TEXT_TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
-
-
-def parse_final_answer(text: str) -> str | None:
-    """The answer in a "FINAL ANSWER: ..." reply, or None.
-
-    >>> parse_final_answer("<think>x</think>I checked both sources.\\nFINAL ANSWER: 42")
-    '42'
-    >>> parse_final_answer("still searching") is None
-    True
-    """
-    m = _FINAL.search(strip_thinking(text))
-    return m.group(1).strip().strip("*").strip() if m else None
-
-
-@dataclass
-class _Step:
-    """One step: the messages it adds to the history and a readable rendering."""
-
-    messages: list[dict[str, Any]]
-    text: str
-    tool_calls: list[str] = field(default_factory=list)
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    """Tool calls of the step that failed: step, tool, the line the agent read."""
-
-
-class _Malformed(ValueError):
-    pass
-
 
 class AgentExecutor:
     """Runs a task with a memory context through a live model and tools (Executor).
@@ -188,7 +152,7 @@ class AgentExecutor:
         self._attach(task)
         protocol = self.resolve_protocol()  # once per run; not counted in this episode
         start = self.llm.usage.snapshot()
-        steps: list[_Step] = []
+        steps: list[Step] = []
         answer: str | None = None
         error: str | None = None
         stopped = "max_steps"
@@ -221,14 +185,14 @@ class AgentExecutor:
                 reasoning.append({"step": t, "text": reply.reasoning})
             try:
                 answer, step = self._act(reply, protocol, t)
-            except _Malformed as bad:
+            except Malformed as bad:
                 try:
                     reply = self._reask(task, context, steps, protocol, last, reply, str(bad),
                                         notes)
                     if reply.reasoning:
                         reasoning.append({"step": t, "text": reply.reasoning})
                     answer, step = self._act(reply, protocol, t)
-                except _Malformed as e:
+                except Malformed as e:
                     error = f"LLMResponseError: agent: step {t}: reply still malformed after a re-ask: {e}"
                     stopped = "error"
                     break
@@ -282,7 +246,7 @@ class AgentExecutor:
 
     # -- messages ----------------------------------------------------------------
     def _messages(
-        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool,
+        self, task: Task, context: MemoryContext, steps: list[Step], protocol: str, last: bool,
         notes: str = "",
     ) -> list[dict[str, Any]]:
         system = agent_system_prompt(
@@ -312,7 +276,7 @@ class AgentExecutor:
         return [*self.tools.schemas(), FINAL_ANSWER_TOOL]
 
     def _ask(
-        self, task: Task, context: MemoryContext, steps: list[_Step], protocol: str, last: bool,
+        self, task: Task, context: MemoryContext, steps: list[Step], protocol: str, last: bool,
         notes: str = "",
     ) -> ChatReply:
         msgs = self._messages(task, context, steps, protocol, last, notes)
@@ -322,7 +286,8 @@ class AgentExecutor:
 
     def _action_format(self) -> dict[str, Any]:
         """The JSON-protocol action as structured output, when the client uses them."""
-        mode = getattr(self.llm, "resolve_structured", lambda: "off")()
+        mode = self.llm.resolve_structured() if isinstance(self.llm, ResolvesStructured) \
+            else "off"
         fmt = structured_format(mode, "agent_action", action_schema(self.tools.schemas()))
         return {"response_format": fmt} if fmt is not None else {}
 
@@ -330,7 +295,7 @@ class AgentExecutor:
         self,
         task: Task,
         context: MemoryContext,
-        steps: list[_Step],
+        steps: list[Step],
         protocol: str,
         last: bool,
         bad: ChatReply,
@@ -348,79 +313,46 @@ class AgentExecutor:
         return self.llm.chat(msgs, op="agent:reask", **self._action_format())
 
     # -- acting --------------------------------------------------------------------
-    def _act(self, reply: ChatReply, protocol: str, t: int) -> tuple[str | None, _Step]:
-        """Turn a reply into (final answer or None, step); raises _Malformed."""
+    def _act(self, reply: ChatReply, protocol: str, t: int) -> tuple[str | None, Step]:
+        """Turn a reply into (final answer or None, step); raises Malformed."""
         thought = strip_thinking(reply.content)
         if protocol == "tools" and reply.tool_calls:
             return self._tool_step(reply, thought, t)
-        action = self._text_action(thought)
+        action = text_action(thought)
         said = {"role": "assistant", "content": reply.content}
         if action is None and protocol == "tools":
             # no tool call: the reply is the answer ("FINAL ANSWER: ..." or plain text)
             answer = parse_final_answer(thought) or thought
             if not answer:
-                raise _Malformed("the reply is empty: call a tool or reply FINAL ANSWER: <answer>")
-            return answer, _Step([said], f"Step {t}\nThought: {_short(thought, 600)}")
+                raise Malformed("the reply is empty: call a tool or reply FINAL ANSWER: <answer>")
+            return answer, Step([said], f"Step {t}\nThought: {short(thought, 600)}")
         if action is None:
             answer = parse_final_answer(thought)
             if answer is None:
-                raise _Malformed(
+                raise Malformed(
                     'expected one JSON object {"tool": ..., "arguments": {...}} or '
-                    '{"final_answer": ...}; got ' + repr(_short(" ".join(thought.split()), 160))
+                    '{"final_answer": ...}; got ' + repr(short(" ".join(thought.split()), 160))
                 )
             action = {"final_answer": answer}
-        note = f"Step {t}\nThought: {_short(str(action.get('thought', '')), 600)}"
+        note = f"Step {t}\nThought: {short(str(action.get('thought', '')), 600)}"
         if "final_answer" in action:
-            return str(action["final_answer"]).strip(), _Step([said], note)
+            return str(action["final_answer"]).strip(), Step([said], note)
         name, args = action["tool"], action["arguments"]
         obs = self._run_tool(name, args)
         observe = {
             "role": "user",
             "content": f"Observation from {name}:\n"
-            + frame(_short(obs, self.max_observation_chars), name, tool_source(name, args)),
+            + frame(short(obs, self.max_observation_chars), name, tool_source(name, args)),
         }
         note += (
-            f"\nAction: {name}({_short(json.dumps(args, ensure_ascii=False), 300)})"
-            f"\nObservation: {defuse(_short(obs, self.trajectory_chars))}"
+            f"\nAction: {name}({short(json.dumps(args, ensure_ascii=False), 300)})"
+            f"\nObservation: {defuse(short(obs, self.trajectory_chars))}"
         )
-        return None, _Step([said, observe], note, [name], _errors(t, name, obs))
+        return None, Step([said, observe], note, [name], failed_calls(t, name, obs))
 
-    @staticmethod
-    def _text_action(text: str) -> dict[str, Any] | None:
-        """A JSON action written in the text, or None: ``{"tool", "arguments"}``,
-        ``{"final_answer"}``, or a hermes-style ``<tool_call>{"name", "arguments"}</tool_call>``
-        that a server without a tool parser passes through as text."""
-        found: list[tuple[str, Any]] = []
-        m = _TEXT_TOOL_CALL.search(text)
-        if m:
-            try:
-                found.append(("hermes", json.loads(m.group(1))))
-            except json.JSONDecodeError:
-                pass
-        try:
-            found.append(("json", extract_json(text)))
-        except ValueError:
-            pass
-        for kind, c in found:
-            if not isinstance(c, dict):
-                continue
-            if "final_answer" in c:
-                return {"final_answer": c["final_answer"], "thought": c.get("thought", "")}
-            name = c.get("tool") or (c.get("name") if kind == "hermes" else None)
-            if isinstance(name, str) and name:
-                args = c.get("arguments", c.get("parameters", {}))
-                if isinstance(args, str):
-                    try:
-                        args = scrub_surrogates(json.loads(args))
-                    except (json.JSONDecodeError, RecursionError):
-                        continue
-                if isinstance(args, dict):
-                    return {"tool": name, "arguments": args, "thought": c.get("thought", "")}
-        return None
-
-    def _tool_step(self, reply: ChatReply, thought: str, t: int) -> tuple[str | None, _Step]:
+    def _tool_step(self, reply: ChatReply, thought: str, t: int) -> tuple[str | None, Step]:
         messages: list[dict[str, Any]] = [dict(reply.message)]
-        lines = [f"Step {t}"] + ([f"Thought: {_short(thought, 600)}"] if thought else [])
+        lines = [f"Step {t}"] + ([f"Thought: {short(thought, 600)}"] if thought else [])
         names: list[str] = []
         errors: list[dict[str, Any]] = []
         answer = None
@@ -440,8 +372,8 @@ class AgentExecutor:
             elif args is not None:
                 obs = self._run_tool(name, args)
                 names.append(name)
-                errors += _errors(t, name, obs)
-                obs = frame(_short(obs, self.max_observation_chars), name, tool_source(name, args))
+                errors += failed_calls(t, name, obs)
+                obs = frame(short(obs, self.max_observation_chars), name, tool_source(name, args))
             messages.append(
                 {
                     "role": "tool",
@@ -450,10 +382,10 @@ class AgentExecutor:
                 }
             )
             shown = raw if isinstance(raw, str) else json.dumps(raw)
-            lines.append(f"Action: {name}({_short(shown, 300)})")
+            lines.append(f"Action: {name}({short(shown, 300)})")
             if name != "final_answer":
-                lines.append(f"Observation: {defuse(_short(unframe(obs), self.trajectory_chars))}")
-        return answer, _Step(messages, "\n".join(lines), names, errors)
+                lines.append(f"Observation: {defuse(short(unframe(obs), self.trajectory_chars))}")
+        return answer, Step(messages, "\n".join(lines), names, errors)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> str:
         """Run a tool through the cassette. Model calls a tool makes itself (a page
@@ -497,15 +429,3 @@ def _add_usage(usage: Any, op: str, calls: int, prompt: int, completion: int) ->
     if calls > 1:
         usage.calls += calls - 1
         usage.by_op[op]["calls"] += calls - 1
-
-
-def _errors(step: int, name: str, obs: str) -> list[dict[str, Any]]:
-    """The failed call as ``meta["tool_errors"]`` lists it (from the observation, so a
-    replay, which runs no tool, records the same)."""
-    if not obs.startswith("Error:"):
-        return []
-    return [{"step": step, "tool": name, "error": _short(obs.splitlines()[0], 400)}]
-
-
-def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[:n] + f" [... {len(text) - n} more characters]"

@@ -36,7 +36,7 @@ from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.runner.files import RunError, crash_point
 from hyperskill_lite.runner.record import EpisodeRecord
-from hyperskill_lite.types import CountsModelCalls, Episode, MemoryContext
+from hyperskill_lite.types import CountsModelCalls, Episode, KindedJudge, MemoryContext
 
 __all__ = ["one_episode", "crashed_record", "is_storage_error", "fatal", "ERRORS_RECORDED",
            "STORAGE_ERRNOS"]
@@ -98,7 +98,7 @@ class _Errors:
 
 def one_episode(i: int, task, system, executor, judge, learn_judge,
                 usage: Callable[[], dict[str, int]] | None,
-                learn: bool = True) -> tuple[dict[str, Any], list[str]]:
+                learn: bool = True) -> tuple[EpisodeRecord, list[str]]:
     """Run task `i`; its record, and the phases ("begin", "end") whose unexpected failure
     may have left the memory changed halfway (the loop restores the last saved state)."""
     errors = _Errors()
@@ -156,41 +156,45 @@ def one_episode(i: int, task, system, executor, judge, learn_judge,
         memory_seconds=round(max(0.0, t_begin + t_end - setup_memory), 6),
         seconds=round(max(0.0, seconds - setup), 6), retrieved=list(context.retrieved),
         answer=episode.answer, error="; ".join(errors.lines) or None)
-    extra = record.optional
     if errors.unexpected:
-        extra["errored"] = "exception"
-    _optional_fields(extra, context, update, episode, setup, verdict, learn_judge, learn,
+        record.errored = "exception"
+    _optional_fields(record, context, update, episode, setup, verdict, learn_judge, learn,
                      learn_verdict, learned)
     if usage:
         u1 = usage()
-        extra["usage"] = {k: u1[k] - (u0 or {}).get(k, 0) for k in u1}
-        extra["memory_tokens"] = int(extra["usage"].get("memory_tokens", 0))
-    return record.to_dict(), [p for p in errors.unexpected if p in ("begin", "end")]
+        record.usage = {k: u1[k] - (u0 or {}).get(k, 0) for k in u1}
+        record.memory_tokens = int(record.usage.get("memory_tokens", 0))
+    return record, [p for p in errors.unexpected if p in ("begin", "end")]
 
 
-def _optional_fields(record, context, update, episode, setup, verdict, learn_judge, learn,
-                     learn_verdict, learned) -> None:
+def _optional_fields(record: EpisodeRecord, context, update, episode, setup, verdict,
+                     learn_judge, learn, learn_verdict, learned) -> None:
     if context.meta.get("record"):
-        record["retrieval"] = dict(context.meta["record"])
+        record.retrieval = dict(context.meta["record"])
     if context.meta.get("explain"):  # the whole retrieval, for the memory studio
-        record["explain"] = context.meta["explain"]
+        record.explain = context.meta["explain"]
     if isinstance(update, dict):
-        record["update"] = update
+        record.update = update
     if episode.meta.get("reasoning"):  # a reasoning server's reasoning_content, per step
-        record["reasoning"] = episode.meta["reasoning"]
+        record.reasoning = episode.meta["reasoning"]
     if "tools_used" in episode.meta:  # the live agent's tool calls, in order
-        record["tools_used"] = list(episode.meta["tools_used"])
+        record.tools_used = list(episode.meta["tools_used"])
     if episode.meta.get("tool_errors"):  # the calls that ended in a tool error
-        record["tool_errors"] = list(episode.meta["tool_errors"])
+        record.tool_errors = list(episode.meta["tool_errors"])
     if setup > 0:
-        record["setup_seconds"] = round(setup, 6)
+        record.setup_seconds = round(setup, 6)
     if verdict is not None:
-        record["judge"] = verdict
+        record.judge = verdict
     if learn_judge and learn:
-        record["learn_judge"] = learn_verdict if learn_verdict is not None else {
-            "kind": getattr(learn_judge, "kind", None)
-            or getattr(learn_judge, "__qualname__", type(learn_judge).__name__),
-            "correct": learned}
+        record.learn_judge = learn_verdict if learn_verdict is not None else {
+            "kind": _judge_kind(learn_judge), "correct": learned}
+
+
+def _judge_kind(judge) -> str:
+    """A judge's kind (`KindedJudge`), else the name of its function or class."""
+    if isinstance(judge, KindedJudge) and judge.kind:
+        return judge.kind
+    return getattr(judge, "__qualname__", type(judge).__name__)  # a function's own name
 
 
 def _judged(judge, task, episode, errors: _Errors, i: int, what: str = "judge") -> bool:
@@ -204,7 +208,7 @@ def _judged(judge, task, episode, errors: _Errors, i: int, what: str = "judge") 
         return False
 
 
-def crashed_record(i: int, task, attempts: int) -> dict[str, Any]:
+def crashed_record(i: int, task, attempts: int) -> EpisodeRecord:
     """The record of episode `i`, during which the process died `attempts` times (killed,
     out of memory, a crash in native code): failed, nothing learned, memory untouched."""
     return EpisodeRecord(
@@ -212,7 +216,7 @@ def crashed_record(i: int, task, attempts: int) -> dict[str, Any]:
         error=(f"crash: the process died {attempts} times during this episode (killed, "
                "out of memory or a crash in native code); recorded as failed so the run "
                "goes on, with the memory as it was before the episode"),
-        optional={"errored": "crash"}).to_dict()
+        errored="crash")
 
 
 def _calls(system: Any) -> int:

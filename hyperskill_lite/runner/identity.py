@@ -22,27 +22,36 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.types import HasEncoder, KeepsHypergraph, Named
+
 __all__ = ["IDENTITY", "system_identity", "stored_identity", "identity_problem",
            "write_identity"]
 
 IDENTITY = "identity.json"
 
 
+def _name(x: Any) -> str:
+    return x.name if isinstance(x, Named) else type(x).__name__
+
+
 def _encoder_of(system: Any) -> Any:
-    memory = getattr(system, "memory", None)
-    return getattr(memory, "encoder", None) or getattr(system, "encoder", None)
+    """The encoder of a system's hypergraph memory (`KeepsHypergraph`), else its own
+    (`HasEncoder`), else None."""
+    if isinstance(system, KeepsHypergraph) and system.memory.encoder is not None:
+        return system.memory.encoder
+    return system.encoder if isinstance(system, HasEncoder) else None
 
 
 def system_identity(system: Any) -> dict[str, Any]:
     """The method name, encoder name and (for hypergraph memories) configuration of a
     memory system, as JSON data."""
-    out: dict[str, Any] = {"method": getattr(system, "name", type(system).__name__)}
+    out: dict[str, Any] = {"method": _name(system)}
     enc = _encoder_of(system)
     if enc is not None:
-        out["encoder"] = getattr(enc, "name", type(enc).__name__)
-    config = getattr(getattr(system, "memory", None), "config", None)
-    if config is not None and hasattr(config, "to_dict"):
-        out["config"] = config.to_dict()
+        out["encoder"] = _name(enc)
+    if isinstance(system, KeepsHypergraph):
+        out["config"] = system.memory.config.to_dict()
     return out
 
 
@@ -73,8 +82,6 @@ def stored_identity(state: Path) -> dict[str, Any]:
 
 
 def _config(d: Any) -> Any:
-    from hyperskill_lite.core.config import HyperSkillConfig
-
     try:
         return HyperSkillConfig.from_dict(d).to_dict()
     except (TypeError, ValueError):

@@ -78,6 +78,7 @@ from hyperskill_lite.runner.health import (
     write_health,
 )
 from hyperskill_lite.runner.identity import identity_problem, stored_identity, system_identity
+from hyperskill_lite.runner.record import EpisodeRecord
 from hyperskill_lite.types import (
     ExcludesOwnTask,
     Executor,
@@ -277,25 +278,26 @@ def _run(system, tasks, executor, out, period, judge, learn_judge, settings, obs
             record = _episode(i, tasks[i], system, executor, judge, learn_judge, usage,
                               out, durable, protocol)
             if protocol.eval_from is not None:
-                record["phase"] = "eval" if protocol.in_eval(i) else "learn"
+                record.phase = "eval" if protocol.in_eval(i) else "learn"
             checkpoint = None
             if period and (i + 1) % period == 0 and not protocol.is_frozen(i):
                 checkpoint = _maintain(system, record, out, i)
-            record["sizes"] = system.stats()
+            record.sizes = system.stats()
             if i == check_at:
-                warning = health_check([*records, record], record["sizes"], system.name)
+                warning = health_check([*records, record.to_dict()], record.sizes, system.name)
                 if warning is not None:
-                    record["health_warning"] = warning
+                    record.health_warning = warning
                     log.warning("%s (episode %d of %d, %s)", warning["message"], i + 1, n, out)
+            line = record.to_dict()  # the record as written, in format RECORD_VERSION
             crash_point("before_state", i)
             if durable:
-                save_state(system, out, {"next_index": i + 1, "record": record}, checkpoint)
+                save_state(system, out, {"next_index": i + 1, "record": line}, checkpoint)
             crash_point("after_state", i)
-            append_record(out, record, durable)
+            append_record(out, line, durable)
             crash_point("after_record", i)
-            records.append(record)
+            records.append(line)
             if bar is not None:
-                _update_bar(bar, records, record)
+                _update_bar(bar, records, line)
         if durable:
             clear_inflight(out)
         write_health(out, records)
@@ -310,7 +312,7 @@ def _run(system, tasks, executor, out, period, judge, learn_judge, settings, obs
 
 
 def _episode(i, task, system, executor, judge, learn_judge, usage, out, durable,
-             protocol) -> dict[str, Any]:
+             protocol) -> EpisodeRecord:
     """Episode `i`'s record: run it, or record it as crashed when the process died
     `CRASH_LIMIT` times running it (files.mark_inflight)."""
     frozen = protocol.is_frozen(i)
@@ -318,7 +320,7 @@ def _episode(i, task, system, executor, judge, learn_judge, usage, out, durable,
         attempts = inflight_attempts(out, i)
         if attempts >= CRASH_LIMIT:
             record = crashed_record(i, task, attempts)
-            log.warning("episode %d (task %s): %s", i, task.id, record["error"])
+            log.warning("episode %d (task %s): %s", i, task.id, record.error)
             return record
         mark_inflight(out, i, task.id, attempts + 1)
     if frozen and i == protocol.eval_from:  # the memory the evaluated part reads
@@ -328,40 +330,40 @@ def _episode(i, task, system, executor, judge, learn_judge, usage, out, durable,
     record, touched = one_episode(i, task, system, executor, judge, learn_judge, usage,
                                   learn=not frozen)
     log.info("episode index=%d task=%s success=%s steps=%d calls=%d tokens=%d "
-             "seconds=%.2f error=%s", i, task.id, record["success"], record["steps"],
-             record["calls"], record["tokens"], record["seconds"], record["error"])
+             "seconds=%.2f error=%s", i, task.id, record.success, record.steps,
+             record.calls, record.tokens, record.seconds, record.error)
     if touched:
         _roll_back(system, out, i, record, durable)
     return record
 
 
-def _roll_back(system, out: Path, i: int, record: dict[str, Any], durable: bool) -> None:
+def _roll_back(system, out: Path, i: int, record: EpisodeRecord, durable: bool) -> None:
     """After `begin`/`end` failed halfway: put the memory back to the last saved state
     (the one before this episode), so an errored episode leaves no half-made update. A
     run that saves no state (``durable=False``) cannot, and says so in the record."""
     state = find_state(out) if durable else None
     if state is None:
-        record["error"] += "; the memory may keep part of this episode's update"
+        record.error = f"{record.error}; the memory may keep part of this episode's update"
         return
     system.load(state / "memory")
 
 
-def _maintain(system: MemorySystem, record: dict[str, Any], out: Path, i: int) -> Path:
+def _maintain(system: MemorySystem, record: EpisodeRecord, out: Path, i: int) -> Path:
     """One maintenance cycle after episode i, recorded on its record and checkpointed;
     the checkpoint's folder (the memory as the state saved next holds it)."""
     t0, setup0 = time.perf_counter(), setup_seconds()
     try:
-        record["maintenance"] = maintenance_record(system.maintain())
+        done = maintenance_record(system.maintain())
     except Exception as exc:  # noqa: BLE001 - e.g. LLM-Merge failed: keep what was done
         if fatal(exc):
             raise
         text = f"maintain: {exc}" if isinstance(exc, ERRORS_RECORDED) else \
             f"maintain: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-        record["maintenance"] = {"error": text}
+        done = {"error": text}
         if not isinstance(exc, ERRORS_RECORDED):
             log.warning("episode %d: %s; recorded, the run goes on", i, text)
-    record["maintenance"]["seconds"] = round(
-        max(0.0, time.perf_counter() - t0 - (setup_seconds() - setup0)), 6)
+    done["seconds"] = round(max(0.0, time.perf_counter() - t0 - (setup_seconds() - setup0)), 6)
+    record.maintenance = done
     ck = out / CHECKPOINTS / f"maint-{i + 1:04d}"
     shutil.rmtree(ck, ignore_errors=True)
     system.save(ck)

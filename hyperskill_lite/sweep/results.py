@@ -76,7 +76,7 @@ def _finished(results: Sequence[CellResult], out: Path) -> list[tuple[CellResult
         if not recs:
             continue
         proto = _protocol(run_dir)
-        got.append((r, proto.evaluated(recs), getattr(r.cell, "order_seed", proto.order_seed)))
+        got.append((r, proto.evaluated(recs), r.cell.order_seed))
     return got
 
 
