@@ -9,7 +9,7 @@ takes and returns (`Skill`, `ContextItem`, `MaintenanceReport`) are defined in
 here.
 
 May import: `core/`. Not here: the memory itself (core/memory.py), model clients
-(agent/llm.py), worlds (world/).
+(llm/client.py), worlds (world/).
 """
 
 from __future__ import annotations
@@ -167,9 +167,11 @@ class MemorySystem(Protocol):
 class MemoryLLM(Protocol):
     """Every model operation a memory system needs (README, "Layout").
 
-    `PromptedLLM` (agent/llm.py) implements it with the paper's prompts over an
-    OpenAI-compatible API; `SimLLM` (world/) implements it offline. Baselines add
-    their own operations on the implementations.
+    HyperSkill's prompted operations over a model client (`PromptedHyperSkillOps`,
+    methods/hyperskill/ops.py, over `PromptedLLM`, llm/client.py) implement decompose,
+    extract and merge with the paper's prompts, and the self-judge is bench/judges.py's;
+    `SimLLM` (world/) implements all four offline. Baselines add their own operations
+    on the implementations.
     """
 
     def decompose(self, task: Task) -> list[str]: ...

@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "types": {"core"},
     "agent": {"core", "types"},
     "baselines": {"core", "types", "agent", "methods"},  # methods/registry.py: they register
-    "world": {"core", "types", "agent", "baselines"},
+    "world": {"core", "types", "agent", "baselines", "methods", "bench"},  # meter.py: the prompts
     "bench": {"core", "types", "agent"},
     "plots": {"core", "types"},
     "methods": {"core", "types", "agent", "baselines"},
@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "launch": {"core", "types", "agent", "world", "bench", "methods", "runner", "protocol"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
             "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio", "_startup"},
-    "serve": {"core", "types", "agent", "runner"},
+    "serve": {"core", "types", "agent", "runner", "methods"},  # HyperSkill's prompted operations
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
               "protocol", "stats"},
     "logs": set(),

@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.llm import ENV_API_KEY, PromptedLLM, _safe_url
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError
+from hyperskill_lite.llm.client import ENV_API_KEY, PromptedLLM, _safe_url
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
 
 __all__ = ["CAPABILITIES", "Preflight", "PreflightError", "RunPreflight", "preflight",

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from hyperskill_lite.agent.llm import DEFAULT_TIMEOUT, ENV_API_KEY, PromptedLLM
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ENV_API_KEY, PromptedLLM
 
 __all__ = ["ModelSettings", "make_llms", "usage_totals", "parse_extra_body",
            "ENV_JUDGE_API_KEY", "RESERVED_BODY_KEYS"]
@@ -241,7 +241,7 @@ def usage_totals(*llms: Any) -> dict[str, int]:
     """The cumulative usage counters (`Usage.totals`) of several clients added up: what
     the runner's ``usage=`` takes when the judge has a client of its own.
 
-    >>> from hyperskill_lite.agent.llm import Usage
+    >>> from hyperskill_lite.llm.usage import Usage
     >>> class C:
     ...     def __init__(self): self.usage = Usage()
     >>> a, b = C(), C(); a.usage.add("agent", 10, 2); b.usage.add("judge", 5, 1)

@@ -22,8 +22,8 @@ import argparse
 import math
 from typing import Any
 
-from hyperskill_lite.agent.llm import DEFAULT_TIMEOUT
 from hyperskill_lite.agent.settings import ModelSettings, make_llms, parse_extra_body
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT
 
 __all__ = ["add_arguments", "settings_from_args", "make_llms", "DESTS"]
 

@@ -1,6 +1,10 @@
-"""The model client's transport room: what talks to an OpenAI-compatible server, with no
-knowledge of the agent or of any memory method.
+"""The model client's room: what talks to an OpenAI-compatible server, with no knowledge
+of the agent or of any memory method.
 
+- client.py: `PromptedLLM`, the client (chat, chat_json with re-asks, retries, structured
+  outputs, usage, the cassette), `ChatReply`, `DEFAULT_TIMEOUT`;
+- replies.py: the JSON in a reply (`extract_json`, `strip_thinking`, `scrub_surrogates`);
+- text.py: prompt helpers every operation shares (`fill`, `clip_middle`, `REASK`);
 - wire.py: one chat-completions request over httpx or the openai client, its URL and TLS;
 - retry.py: exponential backoff with jitter and Retry-After;
 - structured.py: structured outputs (JSON schema, json_object, none) and their probe;
@@ -8,8 +12,13 @@ knowledge of the agent or of any memory method.
 - tokens.py: token counts for prompts the server does not count;
 - cassette.py: record a live run's model and tool calls, replay them offline.
 
-The error family these raise is in errors.py (importable without this package). The client
-class that composes them with HyperSkill's prompted operations, `PromptedLLM`, is in
-agent/llm.py; the model settings and the preflight are in agent/settings.py and
+The error family these raise is in errors.py (importable without this package). What the
+client is asked lives beside each asker: HyperSkill's prompted operations in
+methods/hyperskill/ops.py, the baselines' in baselines/ops.py, the judges in
+bench/judges.py. The model settings and the preflight are in agent/settings.py and
 agent/preflight.py.
 """
+
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ChatReply, PromptedLLM
+
+__all__ = ["PromptedLLM", "ChatReply", "DEFAULT_TIMEOUT"]

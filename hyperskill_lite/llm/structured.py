@@ -2,9 +2,9 @@
 
 Every serving stack this toolkit meets can constrain a reply to a JSON schema: vLLM
 (guided decoding), hosted OpenAI-compatible APIs and llama.cpp's server. A `PromptedLLM`
-sends each operation's schema (the `SCHEMAS` next to its prompt: agent/prompts.py for the
-paper's operations, baselines/prompts.py for the baselines', bench/judges.py for the
-judge) in the request's ``response_format``, in one of the shapes servers accept:
+sends each operation's schema (the `SCHEMAS` next to its prompt: methods/hyperskill/prompts.py
+for the paper's operations, baselines/prompts.py for the baselines', bench/judges.py for
+the judges) in the request's ``response_format``, in one of the shapes servers accept:
 
 =============  ============================================================================
 mode           ``response_format``
@@ -19,7 +19,7 @@ auto           `probe` finds the first of json_schema / json_object the server h
 
 The prompt texts stay the paper's; the schema only constrains decoding. A reply that is
 valid for the schema but empty or otherwise unusable still fails its operation's
-contract (agent/replies.py), exactly as without a schema.
+contract (its check beside the prompt), exactly as without a schema.
 
 Helpers `obj`, `arr` and `string` keep the schemas short:
 

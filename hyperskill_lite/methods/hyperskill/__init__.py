@@ -20,13 +20,16 @@ task's earlier hyperedges out of its retrieval. Modes select the ablations (Figu
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-Each mode registers itself here (`registry.register_method`); the model operations
-(decompose, extract, merge) are `PromptedLLM`'s (agent/llm.py) and SimLLM's, so the
-specs name no operation factories.
+Each mode registers itself here (`registry.register_method`). The model operations
+(decompose, extract, merge) live beside the method: ops.py (`PromptedHyperSkillOps` over
+a prompted client, chosen by `hyperskill_ops`; SimLLM and test doubles have them
+themselves), prompts.py (the paper's prompt texts and reply schemas) and replies.py
+(their contract checks).
 
-May import: `core/`, `types.py`, `agent/` (its error type), methods/registry.py. Not
-here: the retrieval math (core/retrieval/), the store (core/memory.py), evolution
-(core/maintenance.py), the runner.
+May import: `core/`, `types.py`, `agent/` (shared prompt pieces), `llm/` (prompt
+helpers), errors.py, methods/registry.py. Not here: the retrieval math
+(core/retrieval/), the store (core/memory.py), evolution (core/maintenance.py), the
+self-judge (bench/judges.py), the runner.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.errors import LLMError
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps, hyperskill_ops
 from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import (
     Episode,
@@ -49,7 +53,8 @@ from hyperskill_lite.types import (
     Task,
 )
 
-__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed"]
+__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
+           "hyperskill_ops"]
 
 
 class ExtractionFailed(LLMError):
@@ -66,7 +71,9 @@ MODES = ("full", "no-subtask", "no-trajectory", "flat")
 class HyperSkillMemory:
     """HyperSkill on the runner's interface; `mode` picks an ablation (see module doc).
 
-    `llm` provides decompose / extract / merge; `encoder` is phi (MiniLM by default).
+    `llm` provides decompose / extract / merge, or is a prompted client they are asked
+    through (`hyperskill_ops`; ``self.llm`` is then the `PromptedHyperSkillOps` over it);
+    `encoder` is phi (MiniLM by default).
     """
 
     def __init__(
@@ -82,7 +89,7 @@ class HyperSkillMemory:
         self.name = "hyperskill" if mode == "full" else f"hyperskill-{mode}"
         if mode == "flat":
             self.name = "flat"
-        self.llm = llm
+        self.llm = hyperskill_ops(llm)
         self.memory = HypergraphMemory(encoder, config or HyperSkillConfig())
         self._pending: dict[str, tuple[list[str], object]] = {}
         self.llm_calls = 0
