@@ -222,8 +222,8 @@ class PromptedLLM:
         self.structured_probe: list[dict[str, Any]] = []
         """What the probe found, one entry per mode tried: {"mode", "result"}."""
         self.tool_names: list[str] | None = None
-        """The run's tool names (`Toolbox.names`), listed in the decomposition prompt; None:
-        the paper's tool box as written."""
+        """The run's tool names (`Toolbox.names`), which HyperSkill's decomposition prompt
+        lists (methods/hyperskill/ops.py reads them); None: the paper's tool box as written."""
         self.structured_refused: dict[str, str] = {}
         """Operations whose schema a server refused (400): op -> the server's message;
         those fall back to text parsing for the rest of the run."""

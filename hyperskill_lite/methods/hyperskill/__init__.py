@@ -20,10 +20,11 @@ task's earlier hyperedges out of its retrieval. Modes select the ablations (Figu
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-Each mode registers itself here (`registry.register_method`). The model operations
-(decompose, extract, merge) live beside the method: ops.py (`PromptedHyperSkillOps` over
-a prompted client, chosen by `hyperskill_ops`; SimLLM and test doubles have them
-themselves), prompts.py (the paper's prompt texts and reply schemas) and replies.py
+Each mode registers itself here (`registry.register_method`), with its prompted
+operations. The model operations (decompose, extract, merge) live beside the method:
+ops.py (`PromptedHyperSkillOps` over a prompted client, the spec's ``prompted_ops``;
+`hyperskill_ops` picks them for a memory built directly; SimLLM and test doubles have
+them themselves), prompts.py (the paper's prompt texts and reply schemas) and replies.py
 (their contract checks).
 
 May import: `core/`, `types.py`, `agent/` (shared prompt pieces), `llm/` (prompt
@@ -222,4 +223,4 @@ for _name, _mode_name, _text in (
      "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)"),
 ):
     register_method(MethodSpec(_name, "hyperskill", _text, _mode(_mode_name),
-                               exclude_self=True))
+                               prompted_ops=PromptedHyperSkillOps, exclude_self=True))
