@@ -37,7 +37,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
@@ -45,13 +44,17 @@ from hyperskill_lite.llm.cassette import Cassette, env_secrets
 from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.retry import Backoff, retry_after_seconds
 from hyperskill_lite.llm.structured import MODES as STRUCTURED_MODES
-from hyperskill_lite.llm.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
+from hyperskill_lite.llm.structured import (
+    PROBE_MESSAGES,
+    PROBE_SCHEMA,
+    blames_structured,
+    probe_reply_ok,
+)
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.text import REASK, fill
-from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.llm.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.llm.wire import ChatReply, reply_dict
 from hyperskill_lite.llm.wire import create_completion as _create
-from hyperskill_lite.llm.wire import reasoning_of as _reasoning_of
 from hyperskill_lite.llm.wire import safe_url as _safe_url
 from hyperskill_lite.llm.wire import ssl_context as _ssl_context
 from hyperskill_lite.llm.wire import status_message as _status_message
@@ -81,39 +84,6 @@ BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
 (HyperSkill's prompts, methods/hyperskill/prompts.py)."""
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class ChatReply:
-    """One assistant reply: `message` in OpenAI format (role, content, tool_calls) and
-    `usage` (prompt_tokens, completion_tokens, total_tokens) of that call.
-
-    `reasoning` is what a reasoning server returned beside the answer
-    (``reasoning_content``, or ``reasoning``), None when nothing; it is not part of
-    `message`, so it is never sent back in a conversation."""
-
-    message: dict[str, Any]
-    usage: dict[str, int]
-    finish_reason: str | None = None
-    reasoning: str | None = None
-
-    @property
-    def content(self) -> str:
-        return self.message.get("content") or ""
-
-    @property
-    def tool_calls(self) -> list[dict[str, Any]]:
-        return list(self.message.get("tool_calls") or [])
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"message": self.message, "usage": self.usage, "finish_reason": self.finish_reason}
-        if self.reasoning is not None:
-            out["reasoning"] = self.reasoning
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ChatReply:
-        return cls(d["message"], d["usage"], d.get("finish_reason"), d.get("reasoning"))
 
 
 # --------------------------------------------------------------------------- client
@@ -413,7 +383,7 @@ class PromptedLLM:
                 last = f"the reply is not an OpenAI chat completion ({self._redact(str(e))[:200]})"
                 continue
             try:
-                return {"attempts": attempt + 1, "reply": self._reply_dict(resp, messages)}
+                return {"attempts": attempt + 1, "reply": reply_dict(resp, messages)}
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
                 body = self._redact(str(resp))[:120]
                 last = f"the reply is not an OpenAI chat completion ({type(e).__name__}; body {body!r})"
@@ -427,40 +397,6 @@ class PromptedLLM:
                 ),
             },
         }
-
-    @staticmethod
-    def _reply_dict(resp: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        choice = resp.choices[0]
-        m = choice.message
-        message: dict[str, Any] = {"role": "assistant", "content": m.content}
-        if m.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.function.name, "arguments": c.function.arguments},
-                }
-                for c in m.tool_calls
-            ]
-        u = resp.usage
-        if u is not None:
-            usage = {
-                "prompt_tokens": int(u.prompt_tokens or 0),
-                "completion_tokens": int(u.completion_tokens or 0),
-            }
-        else:  # some servers omit usage: estimate it from the text
-            out = (m.content or "") + json.dumps(message.get("tool_calls", []))
-            usage = {
-                "prompt_tokens": count_tokens(json.dumps(messages, ensure_ascii=False)),
-                "completion_tokens": count_tokens(out),
-                "estimated": 1,
-            }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        reply = {"message": message, "usage": usage, "finish_reason": choice.finish_reason}
-        reasoning = _reasoning_of(m)
-        if reasoning is not None:
-            reply["reasoning"] = reasoning
-        return scrub_surrogates(reply)
 
     # -- JSON operations ---------------------------------------------------------
     def resolve_structured(self) -> str:
@@ -521,7 +457,7 @@ class PromptedLLM:
                 reply = self.chat(messages, op=sub, **params)
             except LLMRequestError as e:
                 if not ("response_format" in params and (e.status or 0) >= 400
-                        and _about_structured(e.detail)):
+                        and blames_structured(e.detail)):
                     raise
                 self.structured_refused[op] = e.detail
                 log.warning("%s: the server refused structured output (%s); this operation "
@@ -554,15 +490,3 @@ class PromptedLLM:
     def models(self) -> list[str]:
         """Model ids the server lists at ``/models`` (live only)."""
         return [m.id for m in self.client.models.list()]
-
-
-_STRUCTURED_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar",
-                     "guided", "structured")
-
-
-def _about_structured(detail: str) -> bool:
-    """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
-    low = detail.lower()
-    return any(w in low for w in _STRUCTURED_WORDS)
-
-

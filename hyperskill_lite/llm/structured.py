@@ -43,6 +43,7 @@ from typing import Any
 
 __all__ = [
     "MODES",
+    "blames_structured",
     "obj",
     "arr",
     "string",
@@ -164,3 +165,13 @@ VISION_PROBE_MESSAGES = [{
 }]
 """The request `agent.preflight` sends to learn whether a model accepts images (an
 OpenAI ``image_url`` content part holding a red PNG as a data URL)."""
+
+
+_STRUCTURED_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar",
+                     "guided", "structured")
+
+
+def blames_structured(detail: str) -> bool:
+    """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
+    low = detail.lower()
+    return any(w in low for w in _STRUCTURED_WORDS)
