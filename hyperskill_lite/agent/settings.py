@@ -28,7 +28,7 @@ Traceback (most recent call last):
 ValueError: --top-p must be in (0, 1], got 1.5
 
 Not here: the command-line options (cli/model_options.py), probing the server
-(preflight.py), the client itself (llm.py).
+(preflight.py), the client itself (llm/client.py).
 """
 
 from __future__ import annotations

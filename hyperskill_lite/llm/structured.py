@@ -30,7 +30,8 @@ Helpers `obj`, `arr` and `string` keep the schemas short:
 >>> response_format("off", "merge", obj(name=string())) is None
 True
 
-Not here: sending requests (llm.py), the checks a reply must pass (replies.py).
+Not here: sending requests (client.py), the checks a reply must pass (beside each
+operation's prompt; JSON extraction in replies.py).
 """
 
 from __future__ import annotations

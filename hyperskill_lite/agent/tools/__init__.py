@@ -16,7 +16,7 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
   which extractor and converters are available; `media` — images and audio;
 - `sandbox` — `PythonSandbox` (bubblewrap, or process limits).
 
-Not here: the agent loop (loop.py), the model client (llm.py), the hermetic and hostile
+Not here: the agent loop (loop.py), the model client (llm/client.py), the hermetic and hostile
 webs tests use (`hyperskill_lite.testing`).
 """
 
