@@ -9,6 +9,7 @@ import time
 import pytest
 
 from hyperskill_lite.bench.judges import self_judge_verdict
+from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.llm.client import (
     ChatReply,
     LLMConnectionError,
@@ -408,3 +409,16 @@ def test_missing_configuration_errors(monkeypatch):
         PromptedLLM(model="m", benchmark="mmlu")
     with pytest.raises(LLMRequestError, match="no API key"):
         PromptedLLM(model="m").chat([{"role": "user", "content": "x"}])
+
+
+def test_hyperskill_memory_asks_its_operations_through_the_client():
+    from hyperskill_lite.methods import make_method
+
+    with ScriptedServer([text(json.dumps(STEPS))]) as srv:
+        llm = llm_for(srv)
+        memory = make_method("hyperskill", llm, encoder=HashingEncoder(dim=32))
+        assert isinstance(memory.llm, ops) and memory.llm.client is llm
+        assert memory.llm.usage is llm.usage  # the runner reads system.llm.usage
+        assert memory.begin(TASK).plan == ["find_registry: use web_search to find the registry",
+                                           "compute_ratio: use python to compute the ratio"]
+    assert llm.usage.by_op["decompose"]["calls"] == 1

@@ -122,7 +122,19 @@ def hyperskill_ops(llm: Any) -> Any:
     """What performs HyperSkill's operations for `llm`: `llm` itself when it has every
     operation (SimLLM, a test double, a `PromptedHyperSkillOps`), a `PromptedHyperSkillOps`
     over it when it is a prompted chat model (it has ``chat_json``), else `llm` as it is
-    (the memory then fails where it needs the operation)."""
+    (the memory then fails where it needs the operation).
+
+    >>> class Chat:
+    ...     def chat_json(self, op, prompt, validate=None, schema=None): ...
+    >>> type(hyperskill_ops(Chat())).__name__
+    'PromptedHyperSkillOps'
+    >>> class Own:
+    ...     def decompose(self, task): ...
+    ...     def extract(self, task, episode): ...
+    ...     def merge(self, a, b, fragments=()): ...
+    >>> own = Own(); hyperskill_ops(own) is own
+    True
+    """
     if all(callable(getattr(llm, op, None)) for op in OPERATIONS):
         return llm
     if callable(getattr(llm, "chat_json", None)):
