@@ -165,7 +165,7 @@ def _free_port() -> int:
 
 
 def _tokens_per_second(base_url: str, streams: int, calls_each: int) -> dict[str, Any]:
-    from hyperskill_lite.agent.llm import PromptedLLM
+    from hyperskill_lite.llm.client import PromptedLLM
 
     totals = [0] * streams
 

@@ -8,7 +8,7 @@ runner, the sweep, the methods and the server without importing the model client
   after the re-ask);
 - `CassetteMiss`: a replayed run asked for something its cassette never recorded.
 
-Not here: the client that raises them (agent/llm.py), the cassette (llm/cassette.py).
+Not here: the client that raises them (llm/client.py), the cassette (llm/cassette.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ takes and returns (`Skill`, `ContextItem`, `MaintenanceReport`) are defined in
 here.
 
 May import: `core/`. Not here: the memory itself (core/memory.py), model clients
-(agent/llm.py), worlds (world/).
+(llm/client.py), worlds (world/).
 """
 
 from __future__ import annotations
@@ -176,9 +176,11 @@ class MemorySystem(Protocol):
 class MemoryLLM(Protocol):
     """Every model operation a memory system needs (README, "Layout").
 
-    `PromptedLLM` (agent/llm.py) implements it with the paper's prompts over an
-    OpenAI-compatible API; `SimLLM` (world/) implements it offline. Baselines add
-    their own operations on the implementations.
+    HyperSkill's prompted operations over a model client (`PromptedHyperSkillOps`,
+    methods/hyperskill/ops.py, over `PromptedLLM`, llm/client.py) implement decompose,
+    extract and merge with the paper's prompts, and the self-judge is bench/judges.py's;
+    `SimLLM` (world/) implements all four offline. Baselines add their own operations
+    on the implementations.
     """
 
     def decompose(self, task: Task) -> list[str]: ...
@@ -289,7 +291,7 @@ class HasEncoder(Protocol):
 @runtime_checkable
 class ResolvesStructured(Protocol):
     """A model client that says which structured-output mode it uses
-    (``"json_schema"``, ``"json_object"`` or ``"off"``): PromptedLLM (agent/llm.py). The
+    (``"json_schema"``, ``"json_object"`` or ``"off"``): PromptedLLM (llm/client.py). The
     agent loop sends its JSON-protocol action as structured output only through one."""
 
     def resolve_structured(self) -> str: ...

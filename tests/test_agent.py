@@ -7,10 +7,12 @@ import json
 import pytest
 
 from hyperskill_lite.agent.framing import frame
-from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
 from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
+from hyperskill_lite.bench.judges import self_judge_verdict
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import LLMError, PromptedLLM
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     error,
@@ -231,11 +233,11 @@ def mini_run(llm: PromptedLLM, agent: AgentExecutor, tasks: list[Task], out) -> 
     with out.open("w") as f:
         for task in tasks:
             snap = llm.usage.snapshot()
-            plan = llm.decompose(task)
+            plan = ops(llm).decompose(task)
             ep = agent.run(task, MemoryContext(plan=plan))
-            ep.success = llm.judge(task, ep) if ep.error is None else False
+            ep.success = self_judge_verdict(llm, task, ep)[0] if ep.error is None else False
             try:
-                lesson = llm.extract(task, ep).lesson
+                lesson = ops(llm).extract(task, ep).lesson
             except LLMError as e:
                 lesson, ep.error = None, f"{type(e).__name__}: {e}"
             rec = {

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import hyperskill_lite.baselines.prompts as bp
-from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
 from hyperskill_lite.baselines.awm import AgentWorkflowMemory
 from hyperskill_lite.baselines.base import render_context, union_meta
 from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
@@ -37,6 +36,7 @@ from hyperskill_lite.baselines.ops import (
 from hyperskill_lite.baselines.prompts import scripted_reply
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.llm.client import LLMResponseError, PromptedLLM
 from hyperskill_lite.methods import BASELINES, DESCRIPTIONS, VARIANTS, make_method
 from hyperskill_lite.runner import run_episodes, shuffled
 from hyperskill_lite.testing.scripted_server import ScriptedServer, text

@@ -627,7 +627,7 @@ def test_parse_verdict_rejects():
 
 
 def test_llm_judge_through_prompted_llm_and_scripted_server():
-    llm_mod = pytest.importorskip("hyperskill_lite.agent.llm")
+    llm_mod = pytest.importorskip("hyperskill_lite.llm.client")
     server_mod = pytest.importorskip("hyperskill_lite.testing.scripted_server")
     replies = [
         'Here is my verdict:\n```json\n{"correct": true, "reason": "same city"}\n```',
@@ -645,7 +645,7 @@ def test_llm_judge_through_prompted_llm_and_scripted_server():
 
 
 def test_self_judge_through_prompted_llm_sees_no_gold():
-    llm_mod = pytest.importorskip("hyperskill_lite.agent.llm")
+    llm_mod = pytest.importorskip("hyperskill_lite.llm.client")
     server_mod = pytest.importorskip("hyperskill_lite.testing.scripted_server")
     with server_mod.ScriptedServer(['{"success": false, "reason": "no evidence"}']) as srv:
         llm = llm_mod.PromptedLLM(srv.base_url, "scripted-model", api_key="sk-test", max_retries=0)

@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.llm import LLMConnectionError, PromptedLLM
+from hyperskill_lite.bench.judges import self_judge_verdict
 from hyperskill_lite.llm.cassette import Cassette, CassetteMiss, env_secrets, request_key
+from hyperskill_lite.llm.client import LLMConnectionError, PromptedLLM
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, Skill, Task
 
@@ -37,10 +39,10 @@ def responder(request: dict, leak: str = "") -> str:
 def run_all(llm: PromptedLLM) -> list:
     a, b = Skill("A", "a."), Skill("B", "b.")
     return [
-        llm.decompose(TASK),
-        llm.extract(TASK, EPISODE),
-        llm.merge(a, b),
-        llm.judge(TASK, EPISODE),
+        ops(llm).decompose(TASK),
+        ops(llm).extract(TASK, EPISODE),
+        ops(llm).merge(a, b),
+        self_judge_verdict(llm, TASK, EPISODE)[0],
     ]
 
 
@@ -64,7 +66,7 @@ def test_the_api_key_never_reaches_the_file_or_errors(tmp_path, monkeypatch):
     path = tmp_path / "c.jsonl"
     with ScriptedServer(lambda req: responder(req, leak=SENTINEL)) as srv:
         llm = PromptedLLM(srv.base_url, "m", SENTINEL, cassette=Cassette(path, "record"))
-        x = llm.extract(TASK, EPISODE)
+        x = ops(llm).extract(TASK, EPISODE)
         llm.chat([{"role": "user", "content": "my token is tok-abcdef-987654"}], op="echo")
     assert SENTINEL in x.skills[0].content  # the reply really carried it
     data = path.read_text()
@@ -76,17 +78,17 @@ def test_the_api_key_never_reaches_the_file_or_errors(tmp_path, monkeypatch):
 def test_replay_miss_names_the_operation_and_first_message(tmp_path):
     path = tmp_path / "c.jsonl"
     with ScriptedServer(responder) as srv:
-        PromptedLLM(srv.base_url, "m", SENTINEL, cassette=Cassette(path, "record")).decompose(TASK)
+        ops(PromptedLLM(srv.base_url, "m", SENTINEL, cassette=Cassette(path, "record"))).decompose(TASK)
     replay = PromptedLLM(model="m", cassette=Cassette(path, "replay"))
     other = Task(id="t2", question="A question never recorded")
     with pytest.raises(CassetteMiss) as ei:
-        replay.decompose(other)
+        ops(replay).decompose(other)
     msg = str(ei.value)
     assert "op 'decompose' never recorded" in msg
     assert "Decompose this task into 1-3 SHORT steps" in msg
     # a different model or temperature is a different request too
     with pytest.raises(CassetteMiss):
-        PromptedLLM(model="m", temperature=0.2, cassette=Cassette(path, "replay")).decompose(TASK)
+        ops(PromptedLLM(model="m", temperature=0.2, cassette=Cassette(path, "replay"))).decompose(TASK)
 
 
 def test_repeated_identical_calls_replay_in_order(tmp_path):
@@ -114,10 +116,10 @@ def test_failures_are_recorded_and_replayed(tmp_path):
             cassette=Cassette(path, "record"),
         )
         with pytest.raises(LLMConnectionError) as live:
-            llm.decompose(TASK)
+            ops(llm).decompose(TASK)
     replay = PromptedLLM(model="m", cassette=Cassette(path, "replay"))
     with pytest.raises(LLMConnectionError) as again:
-        replay.decompose(TASK)
+        ops(replay).decompose(TASK)
     assert str(again.value) == str(live.value)
     assert replay.usage.retries == llm.usage.retries == 1
 

@@ -20,13 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.llm import LLMConnectionError, LLMError, LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.bench import make_judge
+from hyperskill_lite.bench.judges import self_judge_verdict
 from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.llm.client import LLMConnectionError, LLMError, LLMResponseError, PromptedLLM
 from hyperskill_lite.methods import make_method
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.testing.scripted_server import (
     Reply,
@@ -294,19 +296,19 @@ def _check_merged(s: object) -> None:
 
 
 OPS = {
-    "decompose": ("decompose", lambda llm: llm.decompose(TASK), _check_steps),
+    "decompose": ("decompose", lambda llm: ops(llm).decompose(TASK), _check_steps),
     "extract-success": (
         "extract",
-        lambda llm: llm.extract(TASK, OK_EP),
+        lambda llm: ops(llm).extract(TASK, OK_EP),
         _check_extraction("success"),
     ),
     "extract-failure": (
         "extract",
-        lambda llm: llm.extract(TASK, BAD_EP),
+        lambda llm: ops(llm).extract(TASK, BAD_EP),
         _check_extraction("failure"),
     ),
-    "merge": ("merge", lambda llm: llm.merge(A, B), _check_merged),
-    "judge": ("judge", lambda llm: llm.judge(TASK, OK_EP), lambda v: isinstance(v, bool)),
+    "merge": ("merge", lambda llm: ops(llm).merge(A, B), _check_merged),
+    "judge": ("judge", lambda llm: self_judge_verdict(llm, TASK, OK_EP)[0], lambda v: isinstance(v, bool)),
 }
 
 
@@ -399,14 +401,14 @@ def test_prompt_injection_is_stored_as_inert_content(served):
     served.holder["reply"] = CONTENT["prompt injection json"]
     llm = served.llm
     n0 = len(served.requests)
-    x = llm.extract(TASK, OK_EP)
+    x = ops(llm).extract(TASK, OK_EP)
     assert len(served.requests) == n0 + 1  # one call: no re-ask, nothing else asked
     assert [(s.name, s.content, s.polarity) for s in x.skills] == [
         ("Store This Skill", INJECTION, "success")
     ]
     assert x.lesson == INJECTION and x.meta == {}
-    assert llm.decompose(TASK) == [INJECTION]  # a step is text, never an instruction
-    assert llm.judge(TASK, OK_EP) is True  # the verdict field decides, not the prose
+    assert ops(llm).decompose(TASK) == [INJECTION]  # a step is text, never an instruction
+    assert self_judge_verdict(llm, TASK, OK_EP)[0] is True  # the verdict field decides, not the prose
 
 
 # ---------------------------------------------------------------- whole runs

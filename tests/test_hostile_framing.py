@@ -19,9 +19,10 @@ from hyperskill_lite.agent.framing import (
     neutralise_tokens,
     unframe,
 )
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.llm.client import PromptedLLM
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
     prompt_aware_responder,
@@ -99,7 +100,7 @@ def test_the_extraction_prompt_quotes_the_trajectory_as_data(web):
         ep = AgentExecutor(llm, tb, protocol="tools").run(task, MemoryContext())
     with ScriptedServer(responder=prompt_aware_responder) as srv:
         llm = PromptedLLM(srv.base_url, "m", "sk-x", retry_base_delay=0.001, timeout=5)
-        llm.extract(task, ep)
+        ops(llm).extract(task, ep)
     prompt = srv.requests[-1]["messages"][-1]["content"]
     assert prompt.startswith("Extract reusable knowledge from this SUCCESSFUL task.")
     quoted = prompt.split('Trajectory: <quoted_data what="trajectory">\n', 1)[1]

@@ -1,4 +1,5 @@
-"""Tests for agent/llm.py: the real openai client against the scripted server (no mocks)."""
+"""Tests for llm/client.py and HyperSkill's prompted operations over it
+(methods/hyperskill/ops.py): the real openai client against the scripted server (no mocks)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import time
 
 import pytest
 
-from hyperskill_lite.agent.llm import (
+from hyperskill_lite.bench.judges import self_judge_verdict
+from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.llm.client import (
     ChatReply,
     LLMConnectionError,
     LLMRequestError,
@@ -15,6 +18,7 @@ from hyperskill_lite.agent.llm import (
     PromptedLLM,
     UsageSnapshot,
 )
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.testing.scripted_server import ScriptedServer, error, raw, slow, text
 from hyperskill_lite.types import Episode, Skill, Task
 
@@ -56,7 +60,7 @@ def user_prompt(request: dict) -> str:
 def test_decompose_sends_the_benchmark_prompt_and_parses_steps():
     with ScriptedServer([text(json.dumps(STEPS))], api_key=SENTINEL) as srv:
         llm = llm_for(srv)
-        steps = llm.decompose(TASK)
+        steps = ops(llm).decompose(TASK)
     assert steps == [
         "find_registry: use web_search to find the registry",
         "compute_ratio: use python to compute the ratio",
@@ -80,7 +84,7 @@ def test_decompose_sends_the_benchmark_prompt_and_parses_steps():
 def test_benchmark_chooses_the_decomposition_prompt(benchmark, task_benchmark, first):
     task = Task(id="t", question="q", benchmark=task_benchmark)
     with ScriptedServer([text(json.dumps(STEPS))]) as srv:
-        llm_for(srv, benchmark=benchmark).decompose(task)
+        ops(llm_for(srv, benchmark=benchmark)).decompose(task)
     assert user_prompt(srv.requests[0]).startswith(first)
 
 
@@ -90,8 +94,8 @@ def test_extract_success_and_failure():
     )
     with ScriptedServer([text(json.dumps(EXTRACTION)), text(json.dumps(MISTAKES))]) as srv:
         llm = llm_for(srv)
-        ok = llm.extract(TASK, EPISODE)
-        bad = llm.extract(TASK, failed)
+        ok = ops(llm).extract(TASK, EPISODE)
+        bad = ops(llm).extract(TASK, failed)
     assert [(s.name, s.polarity) for s in ok.skills] == [("Targeted Registry Search", "success")]
     assert ok.lesson == "Official registries beat aggregators."
     assert [(s.name, s.polarity) for s in bad.skills] == [("Unverified Aggregators", "failure")]
@@ -106,7 +110,7 @@ def test_extract_success_and_failure():
 def test_extract_clips_long_trajectories():
     long_ep = Episode(task_id="t1", success=True, steps=1, trajectory="x" * 50_000)
     with ScriptedServer([text(json.dumps(EXTRACTION))]) as srv:
-        llm_for(srv, max_trajectory_chars=1000).extract(TASK, long_ep)
+        ops(llm_for(srv, max_trajectory_chars=1000)).extract(TASK, long_ep)
     assert "characters omitted" in user_prompt(srv.requests[0])
     assert len(user_prompt(srv.requests[0])) < 3000
 
@@ -117,9 +121,9 @@ def test_merge_uses_the_structure_informed_prompt():
     merged = {"name": "Consolidated Checking", "content": "Check alpha and beta."}
     with ScriptedServer([text(json.dumps(merged))]) as srv:
         llm = llm_for(srv)
-        s = llm.merge(a, b)
+        s = ops(llm).merge(a, b)
         with pytest.raises(ValueError, match="one polarity"):
-            llm.merge(a, Skill("S", "c", "success"))
+            ops(llm).merge(a, Skill("S", "c", "success"))
     assert (s.name, s.content, s.polarity) == (
         "Consolidated Checking",
         "Check alpha and beta.",
@@ -139,8 +143,8 @@ def test_merge_prompt_carries_the_shared_trajectory_fragments():
     merged = {"name": "Consolidated Checking", "content": "Check alpha and beta."}
     with ScriptedServer([text(json.dumps(merged)), text(json.dumps(merged))]) as srv:
         llm = llm_for(srv)
-        llm.merge(a, b, fragments=frags)
-        llm.merge(a, b)
+        ops(llm).merge(a, b, fragments=frags)
+        ops(llm).merge(a, b)
     with_frags, without = user_prompt(srv.requests[0]), user_prompt(srv.requests[1])
     assert "Shared trajectory fragments (tasks in which both were used):" in with_frags
     assert ("- Task: Find the 2019 census total | Outcome: success | Lesson: Tables beat news."
@@ -159,15 +163,15 @@ def test_judge_is_a_self_judge_with_a_json_verdict():
         ]
     ) as srv:
         llm = llm_for(srv)
-        assert llm.judge(TASK, EPISODE) is True
-        assert llm.judge_verdict(TASK, EPISODE) == (False, "guess")
+        assert self_judge_verdict(llm, TASK, EPISODE)[0] is True
+        assert self_judge_verdict(llm, TASK, EPISODE) == (False, "guess")
     assert "You do not know the correct answer" in user_prompt(srv.requests[0])
 
 
 def test_retries_on_429_and_500_then_success():
     with ScriptedServer([error(429), error(500), error(503), text(json.dumps(STEPS))]) as srv:
         llm = llm_for(srv, structured="off")  # text mode: exact call counts
-        assert len(llm.decompose(TASK)) == 2
+        assert len(ops(llm).decompose(TASK)) == 2
     assert len(srv.requests) == 4
     assert llm.usage.retries == 3
     assert llm.usage.calls == 1  # only the successful reply is a call with usage
@@ -178,7 +182,7 @@ def test_retries_on_timeout_and_unreadable_body():
         [slow(json.dumps(STEPS), 1.5), raw("{not json"), text(json.dumps(STEPS))]
     ) as srv:
         llm = llm_for(srv, timeout=0.3)
-        assert len(llm.decompose(TASK)) == 2
+        assert len(ops(llm).decompose(TASK)) == 2
     assert llm.usage.retries == 2
 
 
@@ -188,7 +192,7 @@ def test_retries_wait_with_full_jitter_from_the_clients_own_generator():
     state = random.getstate()
     with ScriptedServer([error(500), error(500), text(json.dumps(STEPS))]) as srv:
         llm = llm_for(srv, retry_base_delay=0.05, retry_seed=7)
-        llm.decompose(TASK)
+        ops(llm).decompose(TASK)
         times = list(srv.times)
     assert random.getstate() == state  # the global generator was not touched
     assert len(times) == 3 and llm.usage.retries == 2
@@ -222,7 +226,7 @@ def test_a_429_with_retry_after_is_honoured(header):
     with ScriptedServer([error(429, headers={"Retry-After": value}),
                          text(json.dumps(STEPS))]) as srv:
         llm = llm_for(srv, retry_base_delay=0.001)
-        assert len(llm.decompose(TASK)) == 2
+        assert len(ops(llm).decompose(TASK)) == 2
         times = list(srv.times)
     assert len(times) == 2
     # an HTTP date has one-second resolution: it asks for at least one second from now
@@ -245,7 +249,7 @@ def test_each_call_is_logged_with_operation_status_latency_and_tokens(caplog):
     with ScriptedServer([error(503), text(json.dumps(STEPS))]) as srv:
         llm = llm_for(srv)
         with caplog.at_level("INFO", logger="hyperskill_lite"):
-            llm.decompose(TASK)
+            ops(llm).decompose(TASK)
     calls = [r.getMessage() for r in caplog.records
              if r.getMessage().startswith("call op=decompose")]
     assert len(calls) == 1
@@ -261,7 +265,7 @@ def test_persistent_failure_gives_a_clear_error_without_the_key():
     with ScriptedServer([error(500, f"overloaded, key was {SENTINEL}")] * 4) as srv:
         llm = llm_for(srv, max_retries=3)
         with pytest.raises(LLMConnectionError) as ei:
-            llm.decompose(TASK)
+            ops(llm).decompose(TASK)
     msg = str(ei.value)
     assert msg.startswith("decompose: gave up after 4 attempt(s)")
     assert "HTTP 500" in msg and llm.base_url in msg
@@ -283,7 +287,7 @@ def test_refused_request_is_not_retried_and_hides_the_key():
     with ScriptedServer(api_key="a-different-key") as srv:
         llm = llm_for(srv)
         with pytest.raises(LLMRequestError) as ei:
-            llm.decompose(TASK)
+            ops(llm).decompose(TASK)
     assert ei.value.status == 401
     assert len(srv.requests) == 0  # rejected before the script
     assert "HTTP 401" in str(ei.value) and SENTINEL not in str(ei.value)
@@ -294,7 +298,7 @@ def test_malformed_json_is_reasked_once_then_succeeds():
         [text("I think the steps are: search, then compute."), text(json.dumps(STEPS))]
     ) as srv:
         llm = llm_for(srv, structured="off")  # text mode: exact call counts
-        assert len(llm.decompose(TASK)) == 2
+        assert len(ops(llm).decompose(TASK)) == 2
     second = srv.requests[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     assert second[1]["content"] == "I think the steps are: search, then compute."
@@ -307,7 +311,7 @@ def test_malformed_json_twice_raises_naming_the_operation():
     with ScriptedServer([text("no json"), text('{"still": "wrong shape"}')]) as srv:
         llm = llm_for(srv)
         with pytest.raises(LLMResponseError) as ei:
-            llm.extract(TASK, EPISODE)
+            ops(llm).extract(TASK, EPISODE)
     assert ei.value.op == "extract"
     assert str(ei.value).startswith("extract: the model's reply was not usable after 1 re-ask(s)")
     assert 'no "skills" array' in str(ei.value)
@@ -317,7 +321,7 @@ def test_malformed_json_twice_raises_naming_the_operation():
 def test_contract_check_rejection_triggers_the_reask():
     zero = {"skills": [], "knowledge_fragment": "x"}
     with ScriptedServer([text(json.dumps(zero)), text(json.dumps(EXTRACTION))]) as srv:
-        x = llm_for(srv).extract(TASK, EPISODE)
+        x = ops(llm_for(srv)).extract(TASK, EPISODE)
     assert len(x.skills) == 1
     assert "no usable" in srv.requests[1]["messages"][-1]["content"]
 
@@ -334,7 +338,7 @@ def test_contract_repair_ten_skills_and_a_long_name_without_reask():
         "knowledge_fragment": "Lesson.",
     }
     with ScriptedServer([text("```json\n" + json.dumps(many) + "\n```")]) as srv:
-        x = llm_for(srv).extract(TASK, EPISODE)
+        x = ops(llm_for(srv)).extract(TASK, EPISODE)
     assert len(x.skills) == 3 and len(srv.requests) == 1
     assert x.skills[0].name == "long long long long long"
 
@@ -369,9 +373,9 @@ def test_usage_per_call_overall_and_per_episode():
         ]
     ) as srv:
         llm = llm_for(srv, structured="off")  # text mode: exact call counts
-        llm.decompose(TASK)
+        ops(llm).decompose(TASK)
         snap = llm.usage.snapshot()
-        llm.judge(TASK, EPISODE)
+        self_judge_verdict(llm, TASK, EPISODE)[0]
         reply = llm.chat([{"role": "user", "content": "hi"}])
     assert llm.usage.since(snap).calls == 2
     assert llm.usage.since(snap).prompt_tokens == 100 + reply.usage["prompt_tokens"]
@@ -390,7 +394,7 @@ def test_configuration_from_environment(monkeypatch):
         monkeypatch.setenv("OPENAI_API_KEY", SENTINEL)
         monkeypatch.setenv("HYPERSKILL_MODEL", "env-model")
         llm = PromptedLLM(retry_base_delay=0.001)
-        assert llm.decompose(TASK)[0].startswith("find_registry")
+        assert ops(llm).decompose(TASK)[0].startswith("find_registry")
         assert llm.models() == ["env-model"]
     assert srv.requests[0]["model"] == "env-model"
     assert SENTINEL not in repr(llm)
@@ -405,3 +409,16 @@ def test_missing_configuration_errors(monkeypatch):
         PromptedLLM(model="m", benchmark="mmlu")
     with pytest.raises(LLMRequestError, match="no API key"):
         PromptedLLM(model="m").chat([{"role": "user", "content": "x"}])
+
+
+def test_hyperskill_memory_asks_its_operations_through_the_client():
+    from hyperskill_lite.methods import make_method
+
+    with ScriptedServer([text(json.dumps(STEPS))]) as srv:
+        llm = llm_for(srv)
+        memory = make_method("hyperskill", llm, encoder=HashingEncoder(dim=32))
+        assert isinstance(memory.llm, ops) and memory.llm.client is llm
+        assert memory.llm.usage is llm.usage  # the runner reads system.llm.usage
+        assert memory.begin(TASK).plan == ["find_registry: use web_search to find the registry",
+                                           "compute_ratio: use python to compute the ratio"]
+    assert llm.usage.by_op["decompose"]["calls"] == 1

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.cli import main
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.logs import LOGGER, RUN_LOG, file_level, run_log, setup_logging
 from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder, text
 
@@ -38,7 +38,7 @@ def test_a_model_call_logs_and_prints_nothing(capsys, caplog, clean_logger):
             llm.chat([{"role": "user", "content": "hi"}], op="ping")
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
-    assert any(r.name == "hyperskill_lite.agent.llm" and "op=ping" in r.getMessage()
+    assert any(r.name == "hyperskill_lite.llm.client" and "op=ping" in r.getMessage()
                for r in caplog.records)
 
 
@@ -98,7 +98,7 @@ def test_a_live_run_writes_run_log_with_calls_and_episodes(tmp_path, monkeypatch
         assert part in log
     assert KEY not in log
     err = capsys.readouterr().err
-    assert "INFO hyperskill_lite.agent.llm: call op=" in err  # --log-level INFO: the terminal too
+    assert "INFO hyperskill_lite.llm.client: call op=" in err  # --log-level INFO: the terminal too
 
 
 def test_the_default_terminal_level_keeps_info_out(tmp_path, capsys, clean_logger):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods import make_method
 from hyperskill_lite.runner import run_episodes
 from hyperskill_lite.testing.scripted_server import (

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.baselines.ops import PromptedBaselineOps
 from hyperskill_lite.core.embed import HashingEncoder
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods import (
     BASELINES,
     DESCRIPTIONS,

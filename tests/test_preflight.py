@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.cli import main
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.testing.scripted_server import (

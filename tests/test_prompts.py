@@ -1,4 +1,5 @@
-"""Tests for prompts.py: the paper's prompts, filled safely, and the memory format."""
+"""Tests for the prompts (methods/hyperskill/prompts.py: the paper's; agent/prompts.py: the
+agent's; the self-judge's in bench/judges.py): filled safely, and the memory format."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import re
 
 import pytest
 
-from hyperskill_lite.agent import prompts as P
-from hyperskill_lite.agent.replies import check_extraction, check_merged, check_steps, extract_json
+from hyperskill_lite.agent import prompts as A
+from hyperskill_lite.bench.judges import judge_prompt
+from hyperskill_lite.llm.replies import extract_json
+from hyperskill_lite.methods.hyperskill import prompts as P
+from hyperskill_lite.methods.hyperskill.replies import check_extraction, check_merged, check_steps
 
 
 @pytest.mark.parametrize(
@@ -130,7 +134,7 @@ def test_merge_prompt_fills_type_and_TYPE():
 
 
 def test_judge_prompt_has_no_gold_answer_and_names_the_answer():
-    p = P.judge_prompt("Q?", "Step 1 ...", None)
+    p = judge_prompt("Q?", "Step 1 ...", None)
     assert "Final answer: (no answer given)" in p
     assert "You do not know the correct answer" in p
     assert '{"success": true or false' in p
@@ -151,10 +155,10 @@ def test_agent_system_prompt_memory_once_and_json_protocol():
             },
         }
     ]
-    plain = P.agent_system_prompt("## Relevant Skills\n1. **X**: y", schemas)
+    plain = A.agent_system_prompt("## Relevant Skills\n1. **X**: y", schemas)
     assert plain.count("## Relevant Skills") == 1
     assert '"final_answer"' not in plain
-    js = P.agent_system_prompt("", schemas, json_protocol=True)
+    js = A.agent_system_prompt("", schemas, json_protocol=True)
     assert "memory from past tasks" not in js
     assert '{"thought": "<why>", "tool": "<tool name>", "arguments": {<arguments>}}' in js
     assert "- python(code: string): Run code." in js

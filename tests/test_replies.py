@@ -1,4 +1,5 @@
-"""Tests for replies.py: JSON extraction and the contract checks (pure functions)."""
+"""Tests for the reply checks: JSON extraction (llm/replies.py), the contract checks
+(methods/hyperskill/replies.py, bench/judges.py) and names (agent/replies.py); pure functions."""
 
 from __future__ import annotations
 
@@ -6,15 +7,10 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.replies import (
-    check_extraction,
-    check_merged,
-    check_steps,
-    check_verdict,
-    clean_name,
-    extract_json,
-    strip_thinking,
-)
+from hyperskill_lite.agent.replies import clean_name
+from hyperskill_lite.bench.judges import check_verdict
+from hyperskill_lite.llm.replies import extract_json, strip_thinking
+from hyperskill_lite.methods.hyperskill.replies import check_extraction, check_merged, check_steps
 
 STEPS = [
     {"name": "find_source", "description": "use web_search to find the registry"},

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.agent.llm import LLMError, PromptedLLM
 from hyperskill_lite.agent.tools import HttpSearch, PythonSandbox, Toolbox
 from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import save_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import LLMError, PromptedLLM
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.testing.scripted_server import (
     ScriptedServer,
@@ -217,7 +218,7 @@ def test_skillworld_run_and_memory_save_leak_no_key(tmp_path, secret_env, capsys
 
 def _failure(llm: PromptedLLM) -> BaseException:
     with pytest.raises(LLMError) as exc:
-        llm.decompose(Task("t", "Six times seven?"))
+        ops(llm).decompose(Task("t", "Six times seven?"))
     return exc.value
 
 
@@ -266,7 +267,7 @@ def test_wrong_key_401_from_the_server(secret_env):
 def test_cassette_redacts_keys_a_reply_echoes(tmp_path, secret_env):
     with ScriptedServer(default=text(f'["step with {API_KEY} and {HF_TOKEN}"]')) as server:
         llm = PromptedLLM(server.base_url, "m", cassette=Cassette(tmp_path / "c.jsonl"))
-        llm.decompose(Task("t", "q"))
+        ops(llm).decompose(Task("t", "q"))
     assert "[REDACTED]" in (tmp_path / "c.jsonl").read_text()
     assert_tree_clean(tmp_path)
     assert_no_secret(repr(llm.cassette), "repr(Cassette)")

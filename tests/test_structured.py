@@ -9,12 +9,14 @@ import json
 
 import pytest
 
-from hyperskill_lite.agent.llm import LLMResponseError, PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.prompts import SCHEMAS, action_schema
+from hyperskill_lite.agent.prompts import action_schema
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import LLMResponseError, PromptedLLM
 from hyperskill_lite.llm.structured import obj, response_format, string
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
+from hyperskill_lite.methods.hyperskill.prompts import SCHEMAS
 from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
@@ -42,8 +44,8 @@ def test_response_format_shapes():
 def test_auto_probes_once_what_the_server_accepts(accepts, expected):
     with ScriptedServer([text(PLAN), text(PLAN)], structured=accepts) as srv:
         llm = PromptedLLM(srv.base_url, "m", KEY)
-        assert llm.decompose(TASK) == ["compute: use python to multiply"]
-        llm.decompose(TASK)
+        assert ops(llm).decompose(TASK) == ["compute: use python to multiply"]
+        ops(llm).decompose(TASK)
         assert llm.structured_mode == expected
         assert len(srv.probes) == {"json_schema": 1, "json_object": 2, "off": 2}[expected]
         sent = [r.get("response_format") for r in srv.requests]
@@ -59,7 +61,7 @@ def test_auto_probes_once_what_the_server_accepts(accepts, expected):
 def test_a_fixed_mode_sends_no_probe():
     with ScriptedServer([text(PLAN)]) as srv:
         llm = PromptedLLM(srv.base_url, "m", KEY, structured="json_object")
-        llm.decompose(TASK)
+        ops(llm).decompose(TASK)
         assert srv.probes == [] and srv.requests[0]["response_format"]["type"] == "json_object"
 
 
@@ -68,9 +70,9 @@ def test_a_refused_schema_falls_back_once_and_says_so(caplog):
     with ScriptedServer([refused, text(PLAN), text(PLAN)]) as srv:
         llm = PromptedLLM(srv.base_url, "m", KEY)
         with caplog.at_level("WARNING", logger="hyperskill_lite"):
-            assert llm.decompose(TASK) == ["compute: use python to multiply"]
+            assert ops(llm).decompose(TASK) == ["compute: use python to multiply"]
         assert any("falls back to text parsing" in r.getMessage() for r in caplog.records)
-        llm.decompose(TASK)  # the operation stays on text parsing: no second refusal
+        ops(llm).decompose(TASK)  # the operation stays on text parsing: no second refusal
         formats = [r.get("response_format") for r in srv.requests]
     assert formats[0] is not None and formats[1:] == [None, None]
     assert "decompose" in llm.structured_refused
@@ -80,7 +82,7 @@ def test_an_unrelated_400_is_not_taken_for_a_refused_schema():
     with ScriptedServer([error(400, "the model 'm' does not exist")]) as srv:
         llm = PromptedLLM(srv.base_url, "m", KEY, retry_base_delay=0.001)
         with pytest.raises(Exception, match="does not exist"):
-            llm.decompose(TASK)
+            ops(llm).decompose(TASK)
         assert len(srv.requests) == 1 and llm.structured_refused == {}
 
 
@@ -90,7 +92,7 @@ def test_a_schema_valid_but_empty_answer_still_fails_its_contract():
         llm = PromptedLLM(srv.base_url, "m", KEY)
         ep = Episode("t1", True, 2, trajectory="Step 1: computed.", answer="42")
         with pytest.raises(LLMResponseError, match="extract"):
-            llm.extract(TASK, ep)
+            ops(llm).extract(TASK, ep)
         assert srv.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMAS[
             "extract:success"]
     assert llm.usage.outcomes["extract"]["failed"] == 1
@@ -124,9 +126,9 @@ def test_the_probes_are_recorded_and_replay_offline(tmp_path):
         llm = PromptedLLM(srv.base_url, "m", KEY, cassette=Cassette(path, mode="record"))
         ex = AgentExecutor(llm, Toolbox())
         ex.resolve_protocol()
-        live = llm.decompose(TASK)
+        live = ops(llm).decompose(TASK)
     assert KEY not in path.read_text()
     replay = PromptedLLM(model="m", cassette=Cassette(path, mode="replay"))
     rex = AgentExecutor(replay, Toolbox())
-    assert rex.resolve_protocol() == "json" and replay.decompose(TASK) == live
+    assert rex.resolve_protocol() == "json" and ops(replay).decompose(TASK) == live
     assert replay.structured_mode == llm.structured_mode == "json_schema"

@@ -10,9 +10,9 @@ import base64
 import pytest
 
 from hyperskill_lite.agent.framing import unframe
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import DocumentError, Toolbox, convert
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
 from hyperskill_lite.testing.testweb import TestWeb
 from hyperskill_lite.testing.testweb_files import FACTS, WAV_TRANSCRIPT

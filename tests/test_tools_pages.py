@@ -9,7 +9,6 @@ import re
 import pytest
 
 from hyperskill_lite.agent.framing import unframe
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import (
     Toolbox,
@@ -20,6 +19,7 @@ from hyperskill_lite.agent.tools import (
     html_to_text,
 )
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
 from hyperskill_lite.testing.testweb import LONG_SECRET, TestWeb, page_html
 from hyperskill_lite.types import MemoryContext, Task

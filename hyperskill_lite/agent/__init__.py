@@ -1,23 +1,24 @@
 """The live path: an agent on a real model behind an OpenAI-compatible API.
 
-`llm.py` (`PromptedLLM`: the memory's model operations with the paper's prompts, retries,
-usage, re-asks), `prompts.py` (the paper's prompt texts), `replies.py` (JSON extraction
-and contract checks), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
+`prompts.py` (the agent's own prompts and the bounded strings reply schemas use),
+`replies.py` (text cleaning every reply check shares), `framing.py` (untrusted text
+quoted as data), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3),
 `actions.py` (a reply read as its answer or tool call, the step it makes),
 `tools/` (the agent's tools, one concern per module: search providers, pages over HTTP,
-files and media, the python sandbox, the toolbox), `cassette.py` (record / replay),
-`tokens.py` (token estimates from real text). The stand-ins tests use (the scripted
+files and media, the python sandbox, the toolbox). The model client (`PromptedLLM`,
+re-exported here; cassettes, token estimates) is `hyperskill_lite.llm`; HyperSkill's
+prompted operations sit beside the method (`hyperskill_lite.methods.hyperskill`). The stand-ins tests use (the scripted
 model server, the test web) live in `hyperskill_lite.testing`.
 
 May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench/`,
 `plots/`, or the top-level runner, registry and CLI.
 """
 
-from hyperskill_lite.agent.llm import PromptedLLM
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
 from hyperskill_lite.llm.cassette import Cassette, CassetteMiss
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.tokens import count_tokens
 
 __all__ = [

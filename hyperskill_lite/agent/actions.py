@@ -14,7 +14,7 @@ loop re-asks once). `Step` is what one step adds to the history and to the traje
 {'tool': 'python', 'arguments': {'code': '1'}, 'thought': ''}
 
 Not here: the loop, its messages and running the tools (loop.py), the JSON extraction
-and the reply clean-up it uses (agent/llm.py, agent/replies.py).
+and the reply clean-up it uses (llm/replies.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperskill_lite.agent.llm import extract_json, scrub_surrogates, strip_thinking
+from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
 
 __all__ = ["FINAL_ANSWER_TOOL", "parse_final_answer", "text_action", "Step", "Malformed",
            "failed_calls", "short"]

@@ -33,8 +33,8 @@ tests check the framing, not a real model's obedience): see docs/guide/web-safet
 This framing is our addition: the paper's prompts quote trajectories and tool results
 as they are.
 
-Not here: the prompts (prompts.py), the tools (tools/), the loop that frames each
-observation (loop.py).
+Not here: the prompts (prompts.py; HyperSkill's in methods/hyperskill/prompts.py), the
+tools (tools/), the loop that frames each observation (loop.py).
 """
 
 from __future__ import annotations

@@ -57,16 +57,15 @@ from hyperskill_lite.agent.actions import (
     text_action,
 )
 from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
-from hyperskill_lite.agent.llm import (
-    ChatReply,
-    PromptedLLM,
-    scrub_surrogates,
-    strip_thinking,
-)
 from hyperskill_lite.agent.prompts import REASK, action_schema, agent_system_prompt, fill
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
 from hyperskill_lite.errors import LLMError, LLMRequestError
+from hyperskill_lite.llm.client import (
+    ChatReply,
+    PromptedLLM,
+)
+from hyperskill_lite.llm.replies import scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.tokens import count_tokens

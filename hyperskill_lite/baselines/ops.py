@@ -39,7 +39,7 @@ trajectory_meta              DILU, ExpeL,    hidden meta of a raw trajectory (no
                              Cheatsheet
 ===========================  ==============  =========================================
 
-Not here: the memory systems (one module each), requests and retries (agent/llm.py),
+Not here: the memory systems (one module each), requests and retries (llm/client.py),
 prompt texts (prompts.py), the offline implementations (world/baseline_ops.py).
 """
 
@@ -51,8 +51,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import hyperskill_lite.baselines.prompts as bp
-from hyperskill_lite.agent.prompts import clip_middle
 from hyperskill_lite.agent.replies import clean_name
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode, MemoryLLM, Polarity, Task
 
 __all__ = [
@@ -381,7 +381,7 @@ OPERATIONS = (
 class PromptedBaselineOps:
     """The baselines' operations over a prompted chat model: anything with
     ``chat_json(op, prompt, validate)`` and ``max_trajectory_chars``, i.e.
-    `agent.llm.PromptedLLM` (its usage counters and cassette see every call). Live notes
+    `llm.client.PromptedLLM` (its usage counters and cassette see every call). Live notes
     carry no hidden metadata."""
 
     def __init__(self, llm: Any) -> None:

@@ -5,7 +5,9 @@ as strategies or mistakes (paper §3.4) and that success rates count.
 - `LLMJudge`: the GT-judge of the main experiments: a model compares the prediction
   with the gold answer and replies with a JSON verdict.
 - `SelfJudge`: the robustness study's self-judge: the agent's model assesses its own
-  trajectory without the gold answer (`MemoryLLM.judge`).
+  trajectory without the gold answer (`self_judge_verdict` over a prompted client, or
+  the model's own ``judge`` as SimLLM's; the prompt `SELF_JUDGE` and its check
+  `check_verdict` are ours, the paper gives no text).
 - `NoJudge` (our addition): GAIA's test split, whose answers are withheld: nothing is
   judged and no model is called; the verdict records "not scored" and the episode's
   trajectory, which `submission.py` writes as the leaderboard's reasoning trace.
@@ -18,17 +20,20 @@ All are callables ``(task, episode) -> bool`` (`types.Judge`); each also writes 
 verdict to ``episode.meta["judge"]`` (``{"kind", "correct", "reason"}``) so the runner's
 episode record keeps it. The GT-judge prompt is ours.
 
-Not here: model clients (agent/llm.py): the judges take any object with
-``chat_json(op, prompt, validate=None)`` (LLMJudge) or ``judge(task, episode)``
-(SelfJudge), such as `PromptedLLM`; model errors propagate to the caller.
+Not here: model clients (llm/client.py): the judges take any object with
+``chat_json(op, prompt, validate=None)`` (LLMJudge, SelfJudge), such as `PromptedLLM`,
+or ``judge(task, episode)`` (SelfJudge); model errors propagate to the caller.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import neutralise_tokens, quote
+from hyperskill_lite.agent.replies import clean_text
 from hyperskill_lite.bench.scoring import gaia_scorer
 from hyperskill_lite.llm.structured import boolean, obj, string
+from hyperskill_lite.llm.text import clip_middle, fill
 from hyperskill_lite.types import Episode, Task
 
 __all__ = [
@@ -37,6 +42,11 @@ __all__ = [
     "ExactJudge",
     "LLMJudge",
     "SelfJudge",
+    "SELF_JUDGE",
+    "SELF_JUDGE_SCHEMA",
+    "judge_prompt",
+    "check_verdict",
+    "self_judge_verdict",
     "NoJudge",
     "OutcomeJudge",
     "make_judge",
@@ -212,20 +222,91 @@ class LLMJudge:
         return f"LLMJudge(op={self.op!r}, exact_first={self.exact_first})"
 
 
-class SelfJudge:
-    """Self-judge: ``llm.judge(task, episode)``, the model's own verdict without the gold
-    answer (the paper's robustness study, Table "GT-judge vs self-judge").
+SELF_JUDGE = """\
+You are judging whether an AI agent solved a task. You do not know the correct answer: \
+judge only from the task, what the agent did and the answer it gave.
 
-    An episode whose run failed (``episode.error`` set) is incorrect without a call.
-    When the model also offers ``judge_verdict(task, episode) -> (bool, reason)`` (as
-    `PromptedLLM` does), that is called instead so the reason is recorded too.
+Task: {query}
+Trajectory: {trajectory}
+Final answer: {answer}
+
+The task counts as solved only if the final answer is specific, answers exactly what was \
+asked, and is supported by what the agent found. It is NOT solved if the agent gave no \
+answer, gave up, hit an error, guessed without evidence, or answered a different question.
+
+Reply with ONLY JSON: {"success": true or false, "reason": "one sentence"}"""
+
+
+
+def judge_prompt(query: str, trajectory: str, answer: str | None) -> str:
+    """Self-judge prompt (ours): a JSON verdict without the gold answer; the trajectory
+    fenced as quoted data."""
+    return fill(
+        SELF_JUDGE,
+        query=query,
+        trajectory=quote(trajectory, "trajectory"),
+        answer=neutralise_tokens(answer) if answer else "(no answer given)",
+    )
+
+
+SELF_JUDGE_SCHEMA = obj(success=boolean(), reason=string(maxLength=400))
+"""The self-judge reply's JSON schema (structured output when the server supports it)."""
+
+
+_TRUE = {"true", "yes", "success", "successful", "solved", "correct", "pass", "1"}
+_FALSE = {"false", "no", "fail", "failure", "failed", "unsolved", "incorrect", "0"}
+
+
+def check_verdict(obj: Any) -> tuple[bool, str]:
+    """Validate a judge reply into ``(success, reason)``.
+
+    >>> check_verdict({"success": "yes", "reason": "cited"})
+    (True, 'cited')
+    """
+    if isinstance(obj, bool):
+        return obj, ""
+    if not isinstance(obj, dict):
+        raise ValueError(
+            f'expected a JSON object {{"success": true|false}}, got {type(obj).__name__}'
+        )
+    for k in ("success", "solved", "verdict", "correct"):
+        if k in obj:
+            v = obj[k]
+            s = str(v).strip().lower()
+            if isinstance(v, bool) or s in _TRUE | _FALSE:
+                ok = v if isinstance(v, bool) else s in _TRUE
+                return ok, clean_text(obj.get("reason") or "")
+            raise ValueError(f'"{k}" must be true or false, got {v!r}')
+    raise ValueError('the object has no "success" field')
+
+
+def self_judge_verdict(llm: Any, task: Task, episode: Episode) -> tuple[bool, str]:
+    """The self-judge over a prompted client (``chat_json``): ``(success, reason)``, asked
+    as operation "judge" (its usage row and cassette entries) with the trajectory cut in
+    the middle to the client's ``max_trajectory_chars``."""
+    trajectory = clip_middle(episode.trajectory or "(no trajectory recorded)",
+                             getattr(llm, "max_trajectory_chars", 12000))
+    prompt = judge_prompt(task.text, trajectory, episode.answer)
+    return llm.chat_json("judge", prompt, check_verdict, schema=SELF_JUDGE_SCHEMA)
+
+
+class SelfJudge:
+    """Self-judge: the model's own verdict without the gold answer (the paper's
+    robustness study, Table "GT-judge vs self-judge").
+
+    An episode whose run failed (``episode.error`` set) is incorrect without a call. A
+    model that judges itself (``judge_verdict(task, episode) -> (bool, reason)`` or
+    ``judge(task, episode) -> bool``, as SimLLM) is asked that; a prompted client
+    (``chat_json``, as `PromptedLLM`) gets the `SELF_JUDGE` prompt
+    (`self_judge_verdict`), so the reason is recorded too.
     """
 
     kind = "self"
 
     def __init__(self, llm: Any) -> None:
-        if not callable(getattr(llm, "judge", None)):
-            raise TypeError(f"SelfJudge needs a model with judge(task, episode); got {llm!r}")
+        if not any(callable(getattr(llm, m, None)) for m in ("judge", "chat_json")):
+            raise TypeError(
+                f"SelfJudge needs a model with judge(task, episode) or chat_json; got {llm!r}")
         self.llm = llm
 
     def __call__(self, task: Task, episode: Episode) -> bool:
@@ -234,6 +315,9 @@ class SelfJudge:
         with_reason = getattr(self.llm, "judge_verdict", None)
         if callable(with_reason):
             ok, reason = with_reason(task, episode)
+            return _record(episode, self.kind, bool(ok), str(reason))
+        if not callable(getattr(self.llm, "judge", None)):
+            ok, reason = self_judge_verdict(self.llm, task, episode)
             return _record(episode, self.kind, bool(ok), str(reason))
         return _record(episode, self.kind, bool(self.llm.judge(task, episode)))
 

@@ -22,7 +22,7 @@ import argparse
 import math
 from typing import Any
 
-from hyperskill_lite.agent.llm import DEFAULT_TIMEOUT
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT
 from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body
 
 __all__ = ["add_arguments", "settings_from_args", "make_llms", "DESTS"]

@@ -25,7 +25,7 @@ written.
 >>> Cassette(path, "replay").lookup("chat", {"messages": ["hi"]}, op="demo")
 {'content': 'hello'}
 
-Not here: what a request or a response contains (llm.py and loop.py decide), HTTP-level
+Not here: what a request or a response contains (client.py and agent/loop.py decide), HTTP-level
 recording, and matching of near-identical requests (a replay must be exact).
 """
 

@@ -49,8 +49,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperskill_lite.agent.llm import ENV_API_KEY, PromptedLLM
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError
+from hyperskill_lite.llm.client import ENV_API_KEY, PromptedLLM
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES, VISION_PROBE_MESSAGES
 from hyperskill_lite.llm.wire import safe_url as _safe_url
 

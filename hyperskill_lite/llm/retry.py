@@ -16,7 +16,7 @@ date), or OpenAI's ``retry-after-ms``, is a floor under the jittered wait.
 >>> retry_after_seconds({"retry-after": "7"})
 7.0
 
-Not here: which errors are worth a retry, and the loop itself (llm.py).
+Not here: which errors are worth a retry, and the loop itself (client.py).
 """
 
 from __future__ import annotations

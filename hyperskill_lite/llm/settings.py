@@ -28,7 +28,7 @@ Traceback (most recent call last):
 ValueError: --top-p must be in (0, 1], got 1.5
 
 Not here: the command-line options (cli/model_options.py), probing the server
-(preflight.py), the client itself (agent/llm.py).
+(preflight.py), the client itself (llm/client.py).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from hyperskill_lite.agent.llm import DEFAULT_TIMEOUT, ENV_API_KEY, PromptedLLM
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ENV_API_KEY, PromptedLLM
 
 __all__ = ["ModelSettings", "make_llms", "usage_totals", "parse_extra_body",
            "ENV_JUDGE_API_KEY", "RESERVED_BODY_KEYS"]

@@ -2,9 +2,9 @@
 
 Every serving stack this toolkit meets can constrain a reply to a JSON schema: vLLM
 (guided decoding), hosted OpenAI-compatible APIs and llama.cpp's server. A `PromptedLLM`
-sends each operation's schema (the `SCHEMAS` next to its prompt: agent/prompts.py for the
-paper's operations, baselines/prompts.py for the baselines', bench/judges.py for the
-judge) in the request's ``response_format``, in one of the shapes servers accept:
+sends each operation's schema (the `SCHEMAS` next to its prompt: methods/hyperskill/prompts.py
+for the paper's operations, baselines/prompts.py for the baselines', bench/judges.py for
+the judges) in the request's ``response_format``, in one of the shapes servers accept:
 
 =============  ============================================================================
 mode           ``response_format``
@@ -19,7 +19,7 @@ auto           `probe` finds the first of json_schema / json_object the server h
 
 The prompt texts stay the paper's; the schema only constrains decoding. A reply that is
 valid for the schema but empty or otherwise unusable still fails its operation's
-contract (agent/replies.py), exactly as without a schema.
+contract (its check beside the prompt), exactly as without a schema.
 
 Helpers `obj`, `arr` and `string` keep the schemas short:
 
@@ -30,7 +30,8 @@ Helpers `obj`, `arr` and `string` keep the schemas short:
 >>> response_format("off", "merge", obj(name=string())) is None
 True
 
-Not here: sending requests (llm.py), the checks a reply must pass (replies.py).
+Not here: sending requests (client.py), the checks a reply must pass (beside each
+operation's prompt; JSON extraction in replies.py).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from typing import Any
 
 __all__ = [
     "MODES",
+    "blames_structured",
     "obj",
     "arr",
     "string",
@@ -164,3 +166,13 @@ VISION_PROBE_MESSAGES = [{
 }]
 """The request `llm.preflight` sends to learn whether a model accepts images (an
 OpenAI ``image_url`` content part holding a red PNG as a data URL)."""
+
+
+_STRUCTURED_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar",
+                     "guided", "structured")
+
+
+def blames_structured(detail: str) -> bool:
+    """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
+    low = detail.lower()
+    return any(w in low for w in _STRUCTURED_WORDS)

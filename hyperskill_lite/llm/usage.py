@@ -1,12 +1,12 @@
 """Token and call counts of a model client: per call, per operation, per episode, by role.
 
-`Usage` is what a `PromptedLLM` keeps (llm.py): calls and prompt/completion tokens
+`Usage` is what a `PromptedLLM` keeps (client.py): calls and prompt/completion tokens
 overall and per operation ("decompose", "agent", "judge", ...), retries, re-asks and the
 share of usable JSON replies per operation; `UsageSnapshot` subtracts to give one
 episode's; `op_role` says whom a call worked for (`ROLES`). Counts are the API's own
 usage fields (estimated from the text when a server sends none).
 
-Not here: making calls (llm.py), pricing.
+Not here: making calls (client.py), pricing.
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ from typing import Any
 
 import xxhash
 
-from hyperskill_lite.agent.prompts import clip_middle
 from hyperskill_lite.core.memory import HypergraphMemory, NodeView
+from hyperskill_lite.llm.text import clip_middle
 
 __all__ = ["export_skills", "ExportReport", "skill_folder_name", "render_skill", "MANIFEST",
            "NAME_MAX", "DESCRIPTION_MAX"]

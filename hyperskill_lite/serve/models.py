@@ -17,7 +17,7 @@ sampling when it declared it, else none for that call (the result says so).
 
 Text from the client reaches a prompt only bounded and framed (bounds.py).
 
-Not here: the prompts and reply checks (agent/prompts.py, agent/replies.py), the
+Not here: the prompts, reply checks and prompted operations (methods/hyperskill/), the
 sampling transport (sampling.py).
 """
 
@@ -30,17 +30,18 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from hyperskill_lite.agent.llm import PromptedLLM
-from hyperskill_lite.agent.prompts import (
-    clip_middle,
+from hyperskill_lite.core.records import Fragment, Skill
+from hyperskill_lite.errors import LLMError
+from hyperskill_lite.llm.client import PromptedLLM
+from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps
+from hyperskill_lite.methods.hyperskill.prompts import (
     decomposition_prompt,
     extraction_prompt,
     merge_prompt,
     result_text,
 )
-from hyperskill_lite.agent.replies import check_extraction, check_merged, check_steps
-from hyperskill_lite.core.records import Fragment, Skill
-from hyperskill_lite.errors import LLMError
+from hyperskill_lite.methods.hyperskill.replies import check_extraction, check_merged, check_steps
 from hyperskill_lite.serve.bounds import LIMITS, frame
 from hyperskill_lite.serve.sampling import Asker, client_samples, json_ops
 from hyperskill_lite.types import Episode, Extraction, Task
@@ -174,8 +175,8 @@ class CallModels:
 
     async def _prompted(self, task: str, trajectory: str | None, success: bool,
                         plan: bool = True) -> dict[str, Any]:
-        llm = self.cfg.llm
-        assert llm is not None
+        assert self.cfg.llm is not None
+        llm = PromptedHyperSkillOps(self.cfg.llm)
         t = Task(id="mcp", question=framed_task(task))
         out: dict[str, Any] = {}
 
@@ -211,8 +212,8 @@ class CallModels:
                                      lambda o, p=a.polarity: check_merged(o, p))
             res = await json_ops(self.asker, ops)
             return [res[f"merge:{i}"] for i in range(len(pairs))]
-        llm = self.cfg.llm
-        assert llm is not None
+        assert self.cfg.llm is not None
+        llm = PromptedHyperSkillOps(self.cfg.llm)
         out: list[Any] = [None] * len(pairs)
         limiter = anyio.CapacityLimiter(self.cfg.merge_workers)
 

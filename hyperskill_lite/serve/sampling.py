@@ -15,10 +15,10 @@ returns the replies' text. The protocol decides how:
 
 `json_ops` runs the paper's JSON operations (decomposition, extraction, merging) over an
 `Asker` the way `PromptedLLM.chat_json` runs them over an HTTP model: the reply's JSON
-extracted and checked by the same functions (agent/replies.py), one re-ask with the
+extracted and checked by the same functions (llm/replies.py), one re-ask with the
 error, then `LLMResponseError`. All operations of a round are asked together.
 
-Not here: which path a call takes (models.py), the prompts (agent/prompts.py).
+Not here: which path a call takes (models.py), the prompts (methods/hyperskill/prompts.py).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ import mcp.types as types
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 
-from hyperskill_lite.agent.prompts import REASK, fill
-from hyperskill_lite.agent.replies import extract_json
 from hyperskill_lite.errors import LLMConnectionError, LLMResponseError
+from hyperskill_lite.llm.replies import extract_json
+from hyperskill_lite.llm.text import REASK, fill
 
 __all__ = ["Asker", "NeedsInput", "json_ops", "client_samples"]
 

@@ -37,11 +37,11 @@ from typing import Any
 
 import anyio.to_thread
 
-from hyperskill_lite.agent.prompts import clip_middle
 from hyperskill_lite.core.maintenance import maintain as core_maintain
 from hyperskill_lite.core.records import Fragment, Skill
 from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.errors import LLMError
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.runner.health import memory_health
 from hyperskill_lite.serve import bounds
 from hyperskill_lite.serve.models import CallModels, ModelConfig

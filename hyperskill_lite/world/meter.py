@@ -2,11 +2,11 @@
 
 SkillWorld's simulated model answers without a model, so nothing reports its usage. For
 every operation SimLLM answers, `prompt_for` builds the prompt a live run would send for
-the same inputs, with the same builders the live model uses (agent/prompts.py for
-decompose, extract, merge and the self-judge; `baselines.ops.PromptedBaselineOps` for
+the same inputs, with the same builders the live model uses (methods/hyperskill/prompts.py
+for decompose, extract and merge, bench/judges.py for the self-judge; `baselines.ops.PromptedBaselineOps` for
 every baseline operation, its prompt captured before anything is sent), and `meter`
 adds its tokens and those of the reply, written as JSON, to `SimLLM.usage` (an
-`agent.llm.Usage`) under the operation's name. The runner records the per-episode
+`llm.usage.Usage`) under the operation's name. The runner records the per-episode
 differences (agent, memory and judge tokens apart), so a SkillWorld run reports
 memory-construction tokens beside the agent's, as the paper's cost figure counts them.
 
@@ -30,16 +30,16 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-from hyperskill_lite.agent.prompts import (
-    clip_middle,
+from hyperskill_lite.baselines.ops import OPERATIONS, PromptedBaselineOps
+from hyperskill_lite.bench.judges import judge_prompt
+from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.methods.hyperskill.prompts import (
     decomposition_prompt,
     extraction_prompt,
-    judge_prompt,
     merge_prompt,
     result_text,
 )
-from hyperskill_lite.baselines.ops import OPERATIONS, PromptedBaselineOps
-from hyperskill_lite.llm.tokens import count_tokens
 
 __all__ = ["METERED", "prompt_for", "reply_tokens", "MAX_TRAJECTORY_CHARS"]
 

@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hyperskill_lite.agent.llm import Usage
 from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.llm.usage import Usage
 from hyperskill_lite.types import Episode, Extraction, Fragment, Skill, Task
 from hyperskill_lite.world.baseline_ops import SimBaselineOps
 from hyperskill_lite.world.latent import FIELDS, KIND_FIELD, latent_meta, latent_of, task_latent

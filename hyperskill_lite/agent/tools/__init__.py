@@ -18,7 +18,7 @@ Flash-Searcher: web_search, crawl_page, inspect_file_as_text/_image/_audio; plus
 - `preflight` — the tools' share of a live run's preflight: the sandbox can run here
   (`check_sandbox`), the model capabilities the tasks' files need (`needs_for`).
 
-Not here: the agent loop (loop.py), the model client (llm.py), the hermetic and hostile
+Not here: the agent loop (loop.py), the model client (llm/client.py), the hermetic and hostile
 webs tests use (`hyperskill_lite.testing`).
 """
 

@@ -354,7 +354,7 @@ class Toolbox:
 
     # -- the tools -------------------------------------------------------------------
     def _ask(self, op: str, prompt: str) -> str:
-        from hyperskill_lite.agent.llm import strip_thinking
+        from hyperskill_lite.llm.replies import strip_thinking
 
         reply = self.llm.chat([{"role": "user", "content": prompt}], op=op)
         return strip_thinking(reply.content).strip()

@@ -1,10 +1,10 @@
-"""PromptedLLM: the memory's model operations over an OpenAI-compatible chat API.
+"""PromptedLLM: the model client over an OpenAI-compatible chat API.
 
-`PromptedLLM` implements `MemoryLLM` (types.py) with the paper's prompts (prompts.py)
-against vLLM's OpenAI server or a hosted API: ``decompose`` (P_0 = LLM-Decompose(d_q),
-the subtask path of Eq. 4), ``extract`` (skills or mistakes and the lesson l_e for a new
-hyperedge), ``merge`` (LLM-Merge of an Eq. 14 candidate pair) and ``judge`` (our
-self-judge, no gold answer). Around every call it adds what a live run needs:
+`PromptedLLM` sends chat requests to vLLM's OpenAI server or a hosted API and returns
+checked JSON (`chat_json`); what it is asked is up to its callers: HyperSkill's prompted
+operations (decompose, extract, merge; methods/hyperskill/ops.py), the baselines'
+(baselines/ops.py), the judges (bench/judges.py) and the agent loop (agent/loop.py).
+Around every call it adds what a live run needs:
 
 - configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
   ``HYPERSKILL_MODEL``; temperature 0.7 (Appendix A), top_p, max_tokens and an
@@ -15,20 +15,19 @@ self-judge, no gold answer). Around every call it adds what a live run needs:
   ``Retry-After`` (retry.py; the openai client's own retries are off so the loop is
   ours), then `LLMConnectionError`;
 - token usage per call (`ChatReply.usage`), overall and per episode (`Usage`); one
-  ``logging`` record per call on the ``hyperskill_lite.agent.llm`` logger (operation,
+  ``logging`` record per call on the ``hyperskill_lite.llm.client`` logger (operation,
   HTTP status, latency, tokens, retries), nothing printed;
 - a reasoning server's ``reasoning_content`` (vLLM's reasoning parsers; ``reasoning``
   in newer versions) kept apart from the answer in `ChatReply.reasoning`, so callers
   can record it without it ever reaching a prompt or the memory;
-- JSON extraction that survives code fences, ``<think>`` blocks and prose, and
-  contract checks that repair or reject replies (1-3 skills, short names, 1-6 steps;
-  replies.py, re-exported here), one bounded re-ask with the error, then
-  `LLMResponseError` naming the operation;
+- JSON extraction that survives code fences, ``<think>`` blocks and prose (replies.py),
+  the caller's contract check, one bounded re-ask with the error (text.py's `REASK`),
+  then `LLMResponseError` naming the operation;
 - record/replay through a `Cassette`; errors are recorded too, so a replay fails where
   the live run failed. Exceptions and cassettes never contain the API key.
 
-Not here: the agent loop (loop.py), tools (tools.py), the prompt texts (prompts.py),
-reply parsing (replies.py), gold-answer judges (bench/), streaming and the Responses API.
+Not here: any prompt or contract check (each beside its operation), the agent loop
+(agent/loop.py), gold-answer judges (bench/), streaming and the Responses API.
 """
 
 from __future__ import annotations
@@ -38,52 +37,33 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from hyperskill_lite.agent.prompts import (
-    BENCHMARKS,
-    REASK,
-    SCHEMAS,
-    clip_middle,
-    decomposition_prompt,
-    extraction_prompt,
-    fill,
-    judge_prompt,
-    merge_prompt,
-    result_text,
-)
-from hyperskill_lite.agent.replies import (
-    MAX_SKILLS,
-    MAX_STEPS,
-    check_extraction,
-    check_merged,
-    check_steps,
-    check_verdict,
-    clean_name,
-    extract_json,
-    scrub_surrogates,
-    strip_thinking,
-)
 from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
 from hyperskill_lite.llm.cassette import Cassette, env_secrets
+from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.retry import Backoff, retry_after_seconds
 from hyperskill_lite.llm.structured import MODES as STRUCTURED_MODES
-from hyperskill_lite.llm.structured import PROBE_MESSAGES, PROBE_SCHEMA, probe_reply_ok
+from hyperskill_lite.llm.structured import (
+    PROBE_MESSAGES,
+    PROBE_SCHEMA,
+    blames_structured,
+    probe_reply_ok,
+)
 from hyperskill_lite.llm.structured import response_format as structured_format
-from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.llm.text import REASK, fill
 from hyperskill_lite.llm.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.llm.wire import ChatReply, reply_dict
 from hyperskill_lite.llm.wire import create_completion as _create
-from hyperskill_lite.llm.wire import reasoning_of as _reasoning_of
 from hyperskill_lite.llm.wire import safe_url as _safe_url
 from hyperskill_lite.llm.wire import ssl_context as _ssl_context
 from hyperskill_lite.llm.wire import status_message as _status_message
-from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
 
 __all__ = [
     "PromptedLLM",
     "ChatReply",
     "DEFAULT_TIMEOUT",
+    "BENCHMARKS",
     "Usage",
     "UsageSnapshot",
     "ROLES",
@@ -92,16 +72,6 @@ __all__ = [
     "LLMConnectionError",
     "LLMRequestError",
     "LLMResponseError",
-    "extract_json",
-    "scrub_surrogates",
-    "strip_thinking",
-    "clean_name",
-    "check_steps",
-    "check_extraction",
-    "check_merged",
-    "check_verdict",
-    "MAX_SKILLS",
-    "MAX_STEPS",
 ]
 
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "HYPERSKILL_MODEL"
@@ -109,46 +79,18 @@ DEFAULT_TIMEOUT = 600.0
 """Seconds one request may take. A thinking model (Qwen3 on vLLM) writes thousands of
 reasoning tokens before its answer: 8k tokens at 30 tokens/s on a busy server is over
 four minutes, so 60 s cut real replies off. 600 s is also the openai client's default."""
+BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
+"""The benchmarks whose decomposition prompt the client's ``benchmark`` option selects
+(HyperSkill's prompts, methods/hyperskill/prompts.py)."""
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ChatReply:
-    """One assistant reply: `message` in OpenAI format (role, content, tool_calls) and
-    `usage` (prompt_tokens, completion_tokens, total_tokens) of that call.
-
-    `reasoning` is what a reasoning server returned beside the answer
-    (``reasoning_content``, or ``reasoning``), None when nothing; it is not part of
-    `message`, so it is never sent back in a conversation."""
-
-    message: dict[str, Any]
-    usage: dict[str, int]
-    finish_reason: str | None = None
-    reasoning: str | None = None
-
-    @property
-    def content(self) -> str:
-        return self.message.get("content") or ""
-
-    @property
-    def tool_calls(self) -> list[dict[str, Any]]:
-        return list(self.message.get("tool_calls") or [])
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"message": self.message, "usage": self.usage, "finish_reason": self.finish_reason}
-        if self.reasoning is not None:
-            out["reasoning"] = self.reasoning
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ChatReply:
-        return cls(d["message"], d["usage"], d.get("finish_reason"), d.get("reasoning"))
-
-
 # --------------------------------------------------------------------------- client
 class PromptedLLM:
-    """The memory's model operations (MemoryLLM) over an OpenAI-compatible chat API.
+    """A model client over an OpenAI-compatible chat API: chat, chat_json with re-asks,
+    retries, structured outputs, usage and the cassette. HyperSkill's operations over it
+    are `methods.hyperskill.ops.PromptedHyperSkillOps` (`make_method` wraps it).
 
     Parameters
     ----------
@@ -157,7 +99,7 @@ class PromptedLLM:
         ``HYPERSKILL_MODEL`` and ``OPENAI_API_KEY``. A local server without a key gets
         the placeholder "EMPTY" (vLLM's convention). Not needed at all to replay.
     benchmark
-        Decomposition prompt: "gaia", "webwalkerqa", "xbench", or "auto" (the task's
+        HyperSkill's decomposition prompt (read by its operations): "gaia", "webwalkerqa", "xbench", or "auto" (the task's
         own `benchmark` when it is one of those, else GAIA's).
     temperature, top_p
         Sampling temperature of every call (0.7, Appendix A) and nucleus mass (None: the
@@ -180,7 +122,8 @@ class PromptedLLM:
     max_reasks
         Re-asks after an unusable JSON reply before `LLMResponseError` (1).
     max_trajectory_chars
-        Trajectories longer than this are cut in the middle before extraction/judging.
+        Trajectories longer than this are cut in the middle before extraction/judging
+        (by the operations that quote one).
     structured
         Structured outputs (structured.py): "auto" (default) probes once what the server
         accepts (`resolve_structured`), "json_schema" / "json_object" use that form, "off"
@@ -249,8 +192,8 @@ class PromptedLLM:
         self.structured_probe: list[dict[str, Any]] = []
         """What the probe found, one entry per mode tried: {"mode", "result"}."""
         self.tool_names: list[str] | None = None
-        """The run's tool names (`Toolbox.names`), listed in the decomposition prompt; None:
-        the paper's tool box as written."""
+        """The run's tool names (`Toolbox.names`), which HyperSkill's decomposition prompt
+        lists (methods/hyperskill/ops.py reads them); None: the paper's tool box as written."""
         self.structured_refused: dict[str, str] = {}
         """Operations whose schema a server refused (400): op -> the server's message;
         those fall back to text parsing for the rest of the run."""
@@ -440,7 +383,7 @@ class PromptedLLM:
                 last = f"the reply is not an OpenAI chat completion ({self._redact(str(e))[:200]})"
                 continue
             try:
-                return {"attempts": attempt + 1, "reply": self._reply_dict(resp, messages)}
+                return {"attempts": attempt + 1, "reply": reply_dict(resp, messages)}
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
                 body = self._redact(str(resp))[:120]
                 last = f"the reply is not an OpenAI chat completion ({type(e).__name__}; body {body!r})"
@@ -454,40 +397,6 @@ class PromptedLLM:
                 ),
             },
         }
-
-    @staticmethod
-    def _reply_dict(resp: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        choice = resp.choices[0]
-        m = choice.message
-        message: dict[str, Any] = {"role": "assistant", "content": m.content}
-        if m.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.function.name, "arguments": c.function.arguments},
-                }
-                for c in m.tool_calls
-            ]
-        u = resp.usage
-        if u is not None:
-            usage = {
-                "prompt_tokens": int(u.prompt_tokens or 0),
-                "completion_tokens": int(u.completion_tokens or 0),
-            }
-        else:  # some servers omit usage: estimate it from the text
-            out = (m.content or "") + json.dumps(message.get("tool_calls", []))
-            usage = {
-                "prompt_tokens": count_tokens(json.dumps(messages, ensure_ascii=False)),
-                "completion_tokens": count_tokens(out),
-                "estimated": 1,
-            }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        reply = {"message": message, "usage": usage, "finish_reason": choice.finish_reason}
-        reasoning = _reasoning_of(m)
-        if reasoning is not None:
-            reply["reasoning"] = reasoning
-        return scrub_surrogates(reply)
 
     # -- JSON operations ---------------------------------------------------------
     def resolve_structured(self) -> str:
@@ -548,7 +457,7 @@ class PromptedLLM:
                 reply = self.chat(messages, op=sub, **params)
             except LLMRequestError as e:
                 if not ("response_format" in params and (e.status or 0) >= 400
-                        and _about_structured(e.detail)):
+                        and blames_structured(e.detail)):
                     raise
                 self.structured_refused[op] = e.detail
                 log.warning("%s: the server refused structured output (%s); this operation "
@@ -578,77 +487,6 @@ class PromptedLLM:
             ),
         )
 
-    def _benchmark_for(self, task: Task) -> str:
-        if self.benchmark != "auto":
-            return self.benchmark
-        b = task.benchmark.lower().replace("-", "").replace("_", "")
-        return {"webwalker": "webwalkerqa"}.get(b, b) if b in (*BENCHMARKS, "webwalker") else "gaia"
-
-    def decompose(self, task: Task) -> list[str]:
-        """P_0 = LLM-Decompose(d_q): 1-6 steps ``"name: description"`` (feeds Eq. 4)."""
-        return self.chat_json(
-            "decompose",
-            decomposition_prompt(task.text, self._benchmark_for(task), self.tool_names),
-            check_steps,
-            schema=SCHEMAS["decompose"],
-        )
-
-    def extract(self, task: Task, episode: Episode) -> Extraction:
-        """Skills after a success, mistakes after a failure, and the lesson l_e."""
-        polarity: Polarity = "success" if episode.success else "failure"
-        prompt = extraction_prompt(
-            task.text, self._trajectory(episode), result_text(episode.success, episode.answer, episode.error), episode.success
-        )
-        return self.chat_json(
-            "extract",
-            prompt,
-            lambda o: check_extraction(o, polarity),
-            schema=SCHEMAS[f"extract:{polarity}"],
-        )
-
-    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
-        """LLM-Merge of an Eq. 14 candidate pair into one higher-order skill or mistake,
-        with the pair's shared trajectory fragments in the prompt's fragment slot."""
-        if a.polarity != b.polarity:
-            raise ValueError(
-                f"merge needs two items of one polarity, got {a.polarity!r} and {b.polarity!r}"
-            )
-        kind = "skill" if a.polarity == "success" else "mistake"
-        merged = self.chat_json(
-            "merge",
-            merge_prompt(a.name, a.content, b.name, b.content, kind, fragments),
-            lambda o: check_merged(o, a.polarity),
-            schema=SCHEMAS["merge"],
-        )
-        merged.meta = {"merged_from": [a.name, b.name]}
-        return merged
-
-    def judge_verdict(self, task: Task, episode: Episode) -> tuple[bool, str]:
-        """Self-judge (no gold answer): ``(success, reason)``."""
-        prompt = judge_prompt(task.text, self._trajectory(episode), episode.answer)
-        return self.chat_json("judge", prompt, check_verdict, schema=SCHEMAS["judge"])
-
-    def judge(self, task: Task, episode: Episode) -> bool:
-        """Self-judge (no gold answer): did the episode solve the task?"""
-        return self.judge_verdict(task, episode)[0]
-
-    def _trajectory(self, episode: Episode) -> str:
-        return clip_middle(
-            episode.trajectory or "(no trajectory recorded)", self.max_trajectory_chars
-        )
-
     def models(self) -> list[str]:
         """Model ids the server lists at ``/models`` (live only)."""
         return [m.id for m in self.client.models.list()]
-
-
-_STRUCTURED_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar",
-                     "guided", "structured")
-
-
-def _about_structured(detail: str) -> bool:
-    """Does a 400 message blame the structured-output request (not the key, the model, ...)?"""
-    low = detail.lower()
-    return any(w in low for w in _STRUCTURED_WORDS)
-
-

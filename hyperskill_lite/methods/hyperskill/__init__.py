@@ -20,13 +20,17 @@ task's earlier hyperedges out of its retrieval. Modes select the ablations (Figu
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-Each mode registers itself here (`registry.register_method`); the model operations
-(decompose, extract, merge) are `PromptedLLM`'s (agent/llm.py) and SimLLM's, so the
-specs name no operation factories.
+Each mode registers itself here (`registry.register_method`), with its prompted
+operations. The model operations (decompose, extract, merge) live beside the method:
+ops.py (`PromptedHyperSkillOps` over a prompted client, the spec's ``prompted_ops``;
+`hyperskill_ops` picks them for a memory built directly; SimLLM and test doubles have
+them themselves), prompts.py (the paper's prompt texts and reply schemas) and replies.py
+(their contract checks).
 
-May import: `core/`, `types.py`, `agent/` (its error type), methods/registry.py. Not
-here: the retrieval math (core/retrieval/), the store (core/memory.py), evolution
-(core/maintenance.py), the runner.
+May import: `core/`, `types.py`, `agent/` (shared prompt pieces), `llm/` (prompt
+helpers), errors.py, methods/registry.py. Not here: the retrieval math
+(core/retrieval/), the store (core/memory.py), evolution (core/maintenance.py), the
+self-judge (bench/judges.py), the runner.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.errors import LLMError
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps, hyperskill_ops
 from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import (
     Episode,
@@ -49,7 +54,8 @@ from hyperskill_lite.types import (
     Task,
 )
 
-__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed"]
+__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
+           "hyperskill_ops"]
 
 
 class ExtractionFailed(LLMError):
@@ -66,7 +72,9 @@ MODES = ("full", "no-subtask", "no-trajectory", "flat")
 class HyperSkillMemory:
     """HyperSkill on the runner's interface; `mode` picks an ablation (see module doc).
 
-    `llm` provides decompose / extract / merge; `encoder` is phi (MiniLM by default).
+    `llm` provides decompose / extract / merge, or is a prompted client they are asked
+    through (`hyperskill_ops`; ``self.llm`` is then the `PromptedHyperSkillOps` over it);
+    `encoder` is phi (MiniLM by default).
     """
 
     def __init__(
@@ -82,7 +90,7 @@ class HyperSkillMemory:
         self.name = "hyperskill" if mode == "full" else f"hyperskill-{mode}"
         if mode == "flat":
             self.name = "flat"
-        self.llm = llm
+        self.llm = hyperskill_ops(llm)
         self.memory = HypergraphMemory(encoder, config or HyperSkillConfig())
         self._pending: dict[str, tuple[list[str], object]] = {}
         self.llm_calls = 0
@@ -215,4 +223,4 @@ for _name, _mode_name, _text in (
      "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)"),
 ):
     register_method(MethodSpec(_name, "hyperskill", _text, _mode(_mode_name),
-                               exclude_self=True))
+                               prompted_ops=PromptedHyperSkillOps, exclude_self=True))
