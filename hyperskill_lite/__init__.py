@@ -81,6 +81,7 @@ from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_r
 from hyperskill_lite.llm.settings import ModelSettings, make_llms
 from hyperskill_lite.logs import run_log, setup_logging
 from hyperskill_lite.methods import HyperSkillMemory, MethodSpec, make_method, register_method
+from hyperskill_lite.methods.hyperskill import PromptedHyperSkillOps
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import memory_health, restore_checkpoint
 from hyperskill_lite.runner.record import EpisodeRecord
@@ -118,6 +119,7 @@ __version__ = _version()
 __all__ = [
     "HyperSkillConfig",
     "HyperSkillMemory",
+    "PromptedHyperSkillOps",
     "make_method",
     "MethodSpec",
     "register_method",
