@@ -20,7 +20,7 @@ any baseline's context. What a note expresses follows the same rules as `extract
 
 Every call draws from ``self.rng(op, ...)``; nothing is kept between calls.
 
-Not here: the memory systems (baselines/), the prompted versions (baselines/ops.py).
+Not here: the memory systems (baselines/), the prompted versions (baselines/ops/prompted.py).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _camel(name: str) -> str:
 
 
 class SimBaselineOps:
-    """Offline implementations of `BaselineLLM`'s operations (see baselines/ops.py); mixed
+    """Offline implementations of `BaselineLLM`'s operations (see baselines/ops/protocol.py); mixed
     into `SimLLM`, whose helpers (`rng`, `phrase`, `lesson_text`, `plan`, `library`,
     `params`) they use."""
 
