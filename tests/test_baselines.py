@@ -862,7 +862,7 @@ CORPUS = _JUNK + [shape for k in _KEYS for v in _JUNK for shape in ({k: v}, {k: 
 
 
 def test_reply_checks_return_a_value_or_a_value_error_on_any_json():
-    from hyperskill_lite.baselines import ops as L
+    from hyperskill_lite.baselines.ops import checks as L
 
     checks = [
         lambda o: L.check_notes(o, ("memory_items", "items")),

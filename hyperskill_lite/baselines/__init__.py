@@ -6,7 +6,7 @@ generative_agents (Park et al.), cheatsheet_cu (DC-Cu) and memevolve's long-term
 each a `MemorySystem` with
 retrieval count 3 and
 the shared encoder (Appendix A), plus what they share: `base.py` (the base class, save /
-load, context rendering), `store.py` (a growable embedding store), `ops.py` (their model
+load, context rendering), `store.py` (a growable embedding store), `ops/` (their model
 operations: the note records, reply checks and the prompted implementation) and
 `prompts.py` (the prompts of those operations). The offline implementations of the same
 operations are SkillWorld's (world/baseline_ops.py).

@@ -1,6 +1,6 @@
 """Prompts of the ten baselines' model operations, written after each source paper.
 
-Each template asks for JSON (the replies are checked in ops.py) and follows what the
+Each template asks for JSON (the replies are checked in ops/checks.py) and follows what the
 source paper's prompt asks the model to do; the wording is ours, shortened to what an
 agent on web-research tasks needs:
 
@@ -32,7 +32,7 @@ tell them apart.
 >>> REASONINGBANK_SUCCESS.splitlines()[0]
 'You are distilling a memory bank of reasoning strategies from an agent trajectory.'
 
-Not here: sending prompts and checking replies (ops.py), the HyperSkill prompts
+Not here: sending prompts and checking replies (ops/), the HyperSkill prompts
 (prompts.py).
 """
 

@@ -13,7 +13,8 @@ resumed run in a new process gets identical outputs.
 
 Baselines add operations by composing the helpers `phrase` (a skill for one latent id),
 `lesson_text` and `step_text` with `rng(...)`; the ten baselines' operations are in
-baseline_ops.py (`SimBaselineOps`, mixed in). Every model operation is metered:
+baseline_ops.py (`SimBaselineOps`) and plugmem_ops.py (`SimPlugMemOps`), mixed in.
+Every model operation is metered:
 `usage` holds the tokens a live model would have used for it (meter.py). Not here: outcomes (executor.py), task
 sampling (generator.py), any embedding.
 """
@@ -35,6 +36,7 @@ from hyperskill_lite.world.latent import FIELDS, KIND_FIELD, latent_meta, latent
 from hyperskill_lite.world.library import Library, load_library, split_sentences
 from hyperskill_lite.world.meter import METERED, prompt_for, reply_tokens
 from hyperskill_lite.world.params import WorldParams
+from hyperskill_lite.world.plugmem_ops import SimPlugMemOps
 from hyperskill_lite.world.rng import stable_rng
 
 __all__ = ["SimLLM", "Seen", "parse_skill_text"]
@@ -78,7 +80,7 @@ def _end(sentence: str) -> str:
     return s if s.endswith((".", "!", "?")) else s + "."
 
 
-class SimLLM(SimBaselineOps):
+class SimLLM(SimBaselineOps, SimPlugMemOps):
     """Simulated LLM for SkillWorld tasks; see the module docstring.
 
     >>> from hyperskill_lite.world.generator import make_tasks
