@@ -21,7 +21,8 @@ The pure parts (``cooccurrence_matrix``, ``propagate``, ``merge_candidates``,
 ``prune_selection``) work on arrays and indices only, stay sparse or
 blockwise, and never form an n x n dense array; ``prune``, ``merge`` and ``maintain``
 map them onto a ``HypergraphMemory`` through its public methods. ``TemplateMerger``
-condenses two skills without a model so maintenance runs offline. The notebook on
+(``core/template_merger.py``, re-exported here) condenses two skills without a model so
+maintenance runs offline. The notebook on
 memory evolution walks through all of it.
 
 Merging runs one greedy round
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 import scipy.sparse as sp
 
-from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.records import Fragment, MaintenanceReport, Skill
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
@@ -349,100 +349,6 @@ def prune_selection(
         k = math.floor(rho * idx.shape[0] + 1e-12)
     order = np.argsort(gamma[idx], kind="stable")[:k]
     return np.sort(idx[order]).astype(np.int64)
-
-
-# ---------------------------------------------------------------------------------------
-# A merger without a model
-# ---------------------------------------------------------------------------------------
-
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_FILLER = {"success": ["Combined", "Strategy"], "failure": ["Combined", "Mistake"]}
-_CLOSING = (
-    "Apply it wherever either original skill applied.",
-    "It consolidates two similar skills into one.",
-)
-
-
-def _sentences(text: str) -> list[str]:
-    out = []
-    for s in _SENTENCE_END.split(text.strip()):
-        s = s.strip()
-        if s:
-            out.append(s if s[-1] in ".!?" else s + ".")
-    return out
-
-
-class TemplateMerger:
-    """A deterministic merger with no model: condenses two skills into one.
-
-    Implements only the ``merge`` operation of ``MemoryLLM`` (enough for maintenance);
-    SkillWorld's and the prompted mergers come with their own modules.
-
-    - name: the first three words of ``a.name`` then up to two words of ``b.name`` not
-      already used (case-insensitive), padded to three words with "Combined Strategy" /
-      "Combined Mistake"; 3-5 words.
-    - content: the first two sentences of ``a.content`` and up to two sentences of
-      ``b.content`` not already present; fixed closing sentences pad it to at least two;
-      2-4 sentences.
-    - polarity: ``a``'s (a and b must agree); meta: ``merge_meta(a.meta, b.meta)``
-      (keys of both, lists unioned in order).
-
-    >>> m = TemplateMerger().merge(
-    ...     Skill("Targeted Database Search", "Query the registry first. It is exact."),
-    ...     Skill("Registry Lookup", "Query the registry first. Check the year."))
-    >>> m.name
-    'Targeted Database Search Registry Lookup'
-    >>> m.content
-    'Query the registry first. It is exact. Check the year.'
-    """
-
-    def merge(self, a: Skill, b: Skill, fragments: Sequence[Fragment] = ()) -> Skill:
-        """The condensed skill; `fragments` are accepted and not used (a template has
-        nothing to reason with; the model mergers use them)."""
-        if a.polarity != b.polarity:
-            raise ValueError(
-                f"cannot merge a {a.polarity!r} skill with a {b.polarity!r} skill: "
-                "polarities must match"
-            )
-        words_a = _WORD.findall(a.name) or _WORD.findall(a.content)[:3]
-        words_b = _WORD.findall(b.name) or _WORD.findall(b.content)[:3]
-        name_words = words_a[:3]
-        seen = {w.lower() for w in name_words}
-        for w in words_b:
-            if len(name_words) >= 5 or len(name_words) >= len(words_a[:3]) + 2:
-                break
-            if w.lower() not in seen:
-                name_words.append(w)
-                seen.add(w.lower())
-        for w in _FILLER.get(a.polarity, _FILLER["success"]):
-            if len(name_words) >= 3:
-                break
-            if w.lower() not in seen:
-                name_words.append(w)
-                seen.add(w.lower())
-        while len(name_words) < 3:
-            name_words.append("Skill")
-        sents = _sentences(a.content)[:2]
-        known = {s.lower() for s in sents}
-        added = 0
-        for s in _sentences(b.content):
-            if added == 2:
-                break
-            if s.lower() not in known:
-                sents.append(s)
-                known.add(s.lower())
-                added += 1
-        for filler in _CLOSING:
-            if len(sents) >= 2:
-                break
-            sents.append(filler)
-        return Skill(
-            name=" ".join(name_words),
-            content=" ".join(sents),
-            polarity=a.polarity,
-            meta=merge_meta(a.meta, b.meta),
-        )
 
 
 # ---------------------------------------------------------------------------------------

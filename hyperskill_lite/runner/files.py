@@ -17,7 +17,8 @@ a new ``--out``, or put the folder back to its last good checkpoint with
 `restore_checkpoint` (``python -m hyperskill_lite.runner restore OUT``), after which the
 same command resumes from there and ends in the state an uninterrupted run reaches.
 
-Not here: the episode loop (loop.py), summaries (summary.py).
+Not here: the episode loop (loop.py), summaries (summary.py), the in-flight marker and the
+crash injection points (inflight.py, re-exported here).
 """
 
 from __future__ import annotations
@@ -26,18 +27,27 @@ import json
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.dirlock import fsync_dir
 from hyperskill_lite.runner.identity import write_identity
+from hyperskill_lite.runner.inflight import (
+    CRASH_LIMIT,
+    INFLIGHT,
+    clear_all_inflight,
+    clear_inflight,
+    crash_point,
+    inflight_attempts,
+    mark_inflight,
+    resume_inflight_marking,
+)
 
 __all__ = ["RunError", "StorageError", "read_records", "restore_checkpoint", "checkpoints",
            "RECORDS", "STATE", "RUN_FILE", "FORMAT", "CHECKPOINTS", "RESTORE_COMMAND",
            "OBSERVED", "INFLIGHT", "CRASH_LIMIT", "mark_inflight", "inflight_attempts",
-           "clear_inflight", "clear_all_inflight", "kept", "kept_text", "settings_problem",
-           "check_out_folder"]
+           "clear_inflight", "clear_all_inflight", "resume_inflight_marking", "kept",
+           "kept_text", "settings_problem", "check_out_folder"]
 
 RECORDS = "episodes.jsonl"
 STATE = "state"
@@ -48,10 +58,6 @@ OBSERVED = "observed"
 """run.json's list of what each invocation observed (never compared on resume)."""
 LEGACY_OBSERVED = ("structured_mode", "structured_probe", "protocol_used", "protocol_probe")
 """Probe answers that run.json files written before `OBSERVED` kept among the settings."""
-INFLIGHT = "inflight.json"
-CRASH_LIMIT = 2
-"""A rerun records an episode as crashed (and goes on) once the process died this many
-times while running it; a single kill -9 or power cut is retried."""
 RESTORE_COMMAND = "python -m hyperskill_lite.runner restore"
 """How a user puts a run folder back to a checkpoint (named in RunError messages)."""
 _CHECKPOINT = re.compile(r"^(maint|frozen)-(\d+)$")
@@ -108,15 +114,6 @@ def kept_text(out: Path | str) -> str:
             f"after episode {done}, intact)")
 
 
-_MARKED: set[Path] = set()
-"""Markers this process wrote and has not cleared (runs in threads each have one)."""
-_MARK_LOCK = threading.Lock()
-_STOPPED = False
-"""Set by `clear_all_inflight`: the user stopped the process, so a thread that starts its
-next episode after the markers were cleared writes none (a marker left then would count
-the interrupted episode as a crash on resume)."""
-
-
 def check_out_folder(out: Path | str) -> None:
     """Refuse, in one line, an ``--out`` that exists and is not a folder, or whose
     parent is a file (instead of ``[Errno 17]`` / ``[Errno 20]`` later)."""
@@ -130,83 +127,6 @@ def check_out_folder(out: Path | str) -> None:
                 raise NotADirectoryError(f"--out {out}: {parent} is a file, not a folder; "
                                          "choose another --out")
             return
-
-
-def mark_inflight(out: Path, index: int, task_id: str, attempts: int) -> None:
-    """Note that episode `index` is running (its `attempts`-th try). Not fsynced: it
-    only has to outlive the process, not the machine."""
-    doc = {"index": index, "task_id": task_id, "attempts": attempts, "pid": os.getpid()}
-    with _MARK_LOCK:
-        if _STOPPED:
-            return
-        (out / INFLIGHT).write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
-        _MARKED.add(out / INFLIGHT)
-
-
-def clear_all_inflight() -> None:
-    """Clear every marker of this process: the user stopped it (Ctrl-C), so no episode
-    running now counts as a crash, even in runs whose threads are not told. From here
-    on no thread of this process writes a marker, until `resume_inflight_marking`."""
-    global _STOPPED
-    with _MARK_LOCK:
-        _STOPPED = True
-        for path in list(_MARKED):
-            _MARKED.discard(path)
-            try:
-                path.unlink()
-            except OSError:
-                pass
-
-
-def resume_inflight_marking() -> None:
-    """Markers are written again: the interrupted command has returned and none of its
-    threads runs (a process that calls `cli.main` again, such as a test or a notebook)."""
-    global _STOPPED
-    with _MARK_LOCK:
-        _STOPPED = False
-
-
-def inflight_attempts(out: Path, index: int) -> int:
-    """How many processes died while running episode `index` (0: none; an unreadable
-    marker for it, torn by the kill, counts as one)."""
-    path = out / INFLIGHT
-    if not path.is_file():
-        return 0
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict):
-            return 0
-    except (OSError, ValueError):
-        return 1
-    return int(doc.get("attempts", 1)) if doc.get("index") == index else 0
-
-
-def clear_inflight(out: Path) -> None:
-    """Forget the episode in flight (it finished, or the user interrupted it)."""
-    with _MARK_LOCK:
-        _MARKED.discard(out / INFLIGHT)
-        try:
-            (out / INFLIGHT).unlink()
-        except FileNotFoundError:
-            pass
-
-
-def crash_point(where: str, index: int) -> None:
-    """Fault injection for the crash tests: with HYPERSKILL_CRASH_AT="<where>:<index>"
-    the process SIGKILLs itself there; "<where>:<index>:int" sends itself SIGINT (a
-    Ctrl-C at that moment) and "<where>:<index>:raise" raises MemoryError (an episode
-    failing outside the tools). Points: in_episode (after the episode in flight is
-    marked), state_written (the state's memory is written, not yet swapped in),
-    before_state, after_state, after_record."""
-    spec = os.environ.get("HYPERSKILL_CRASH_AT")
-    if not spec or not (spec == f"{where}:{index}" or spec.startswith(f"{where}:{index}:")):
-        return
-    import signal
-
-    how = spec.split(":")[2] if spec.count(":") >= 2 else "kill"
-    if how == "raise":
-        raise MemoryError(f"injected by HYPERSKILL_CRASH_AT={spec}")
-    os.kill(os.getpid(), signal.SIGINT if how == "int" else signal.SIGKILL)
 
 
 def fsync_write(path: Path, text: str) -> None:
