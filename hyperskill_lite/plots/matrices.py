@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hyperskill_lite.core.utility import utility
 from hyperskill_lite.plots.common import finish, new_axes
 from hyperskill_lite.plots.palette import COLORS
 from hyperskill_lite.plots.style import COLUMN_IN, MIN_TEXT_PT, number, shown_pt
@@ -177,8 +178,6 @@ def gamma_grid(
     >>> gamma_grid([0.0, 1.0], [2.0, 8.0], t_min=2, t_max=8).round(2).tolist()
     [[0.3, 1.0], [0.0, 0.7]]
     """
-    from hyperskill_lite.core.utility import utility
-
     r = np.asarray(rates, dtype=float)
     s = np.asarray(steps, dtype=float)
     R, S = np.meshgrid(r, s)  # (len(steps), len(rates))

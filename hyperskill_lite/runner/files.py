@@ -30,7 +30,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.tools.settings import ToolSettings
+from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.dirlock import fsync_dir
+from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.identity import write_identity
 from hyperskill_lite.runner.inflight import (
     CRASH_LIMIT,
@@ -282,9 +285,6 @@ def _normalised(info: dict[str, Any]) -> dict[str, Any]:
     existed ran the paper's protocol, a config written before a field existed means
     what `HyperSkillConfig.from_dict` says it meant, and a tool setting written before it
     existed (the limits on what the tools read) has its default."""
-    from hyperskill_lite.core.config import HyperSkillConfig
-    from hyperskill_lite.protocol import EvalProtocol
-
     info = json.loads(json.dumps(info))
     info["protocol"] = EvalProtocol.from_dict(info.get("protocol")).to_dict()
     if "world" not in info and "profile" in info and "backend" not in info:
@@ -295,8 +295,6 @@ def _normalised(info: dict[str, Any]) -> dict[str, Any]:
         if info.get("learn_judge") == "self":
             info.setdefault("score_judge", "world")
     if isinstance(info.get("tools"), dict):  # a tool setting added later has its default
-        from hyperskill_lite.agent.tools.settings import ToolSettings
-
         info["tools"] = {**ToolSettings().to_dict(), **info["tools"]}
     if isinstance(info.get("config"), dict):
         try:

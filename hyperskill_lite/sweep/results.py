@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.plots.palette import COLORS, method_color
+from hyperskill_lite.plots.viz import cumulative_sr
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner import read_records as _records
 from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, pair_rng, paired_differences
@@ -225,9 +227,6 @@ def _figures(done: list[tuple[CellResult, list, int]], out: Path) -> dict[str, P
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
-    from hyperskill_lite.plots.palette import COLORS, method_color
-    from hyperskill_lite.plots.viz import cumulative_sr
 
     groups: dict[tuple[str, str], dict[str, list[tuple[CellResult, list]]]] = {}
     for r, recs, _order in done:

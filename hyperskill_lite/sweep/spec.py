@@ -66,6 +66,7 @@ from typing import Any
 
 from hyperskill_lite.core.config import PRUNE_MODES
 from hyperskill_lite.llm.settings import ModelSettings
+from hyperskill_lite.methods import METHODS
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
 
 __all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep",
@@ -299,8 +300,6 @@ def load_sweep(path: str | Path) -> SweepSpec:
 
 def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
     """Check a parsed sweep document (see the module docstring)."""
-    from hyperskill_lite.methods import METHODS
-
     def fail(where: str, msg: str) -> SweepError:
         return SweepError(f"{source}: {where}: {msg}")
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.world.library import data_dir
+
 __all__ = [
     "CALIBRATION_FILE",
     "THRESHOLDS",
@@ -218,8 +220,6 @@ def compare_to_target(stats: dict[str, Any], target: dict[str, Any]) -> dict[str
 def load_calibration(path: str | Path | None = None) -> dict[str, Any]:
     """`hyperskill_lite/world/data/calibration.json` (or `path`), checked for its format line."""
     if path is None:
-        from hyperskill_lite.world.library import data_dir
-
         path = data_dir() / CALIBRATION_FILE
     path = Path(path)
     if not path.is_file():

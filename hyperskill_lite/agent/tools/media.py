@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.prompts import AUDIO_QUESTION, IMAGE_QUESTION, fill
+from hyperskill_lite.errors import LLMError, LLMRequestError
+from hyperskill_lite.llm.client import PromptedLLM
+from hyperskill_lite.llm.replies import strip_thinking
 
 __all__ = ["MediaTools", "MediaError", "IMAGE_MIME", "AUDIO_MIME", "OP_IMAGE", "OP_AUDIO",
            "data_url"]
@@ -81,8 +84,6 @@ class MediaTools:
         if self.vision_model is None and self.vision_base_url is None:
             return self.llm
         if self._vision is None:
-            from hyperskill_lite.llm.client import PromptedLLM
-
             kw = dict(model=self.vision_model or self.llm.model, timeout=self.llm.timeout,
                       max_retries=min(2, self.llm.max_retries), structured="off",
                       temperature=self.llm.temperature)
@@ -94,9 +95,6 @@ class MediaTools:
 
     def image(self, name: str, data: bytes, question: str | None = None) -> str:
         """The model's answer about an image (or its description)."""
-        from hyperskill_lite.errors import LLMError, LLMRequestError
-        from hyperskill_lite.llm.replies import strip_thinking
-
         mime = IMAGE_MIME.get(Path(name).suffix.lower())
         if mime is None:
             raise MediaError(f"{name} is not an image this tool reads "
@@ -167,9 +165,6 @@ class MediaTools:
 
     def audio(self, name: str, data: bytes, question: str | None = None) -> str:
         """The transcript, and the model's answer to `question` from it."""
-        from hyperskill_lite.errors import LLMError
-        from hyperskill_lite.llm.replies import strip_thinking
-
         transcript = self.transcribe(name, data)
         shown = transcript if len(transcript) <= 4000 else transcript[:4000] + " [...]"
         if not question or not question.strip():

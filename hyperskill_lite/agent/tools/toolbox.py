@@ -52,6 +52,8 @@ from hyperskill_lite.agent.tools.readers import reader_report, warn_degraded
 from hyperskill_lite.agent.tools.sandbox import PythonSandbox
 from hyperskill_lite.agent.tools.search import make_search
 from hyperskill_lite.agent.tools.settings import ToolSettings, resolve_search
+from hyperskill_lite.errors import LLMError
+from hyperskill_lite.llm.replies import strip_thinking
 
 log = logging.getLogger(__name__)
 
@@ -354,8 +356,6 @@ class Toolbox:
 
     # -- the tools -------------------------------------------------------------------
     def _ask(self, op: str, prompt: str) -> str:
-        from hyperskill_lite.llm.replies import strip_thinking
-
         reply = self.llm.chat([{"role": "user", "content": prompt}], op=op)
         return strip_thinking(reply.content).strip()
 
@@ -371,8 +371,6 @@ class Toolbox:
         if got.note:
             header += f"\n{got.note}"
         if query and self.crawl_summary:
-            from hyperskill_lite.errors import LLMError
-
             text = got.text[:MODEL_TEXT_CHARS]
             try:
                 summary = self._ask(OP_CRAWL, fill(CRAWL_SUMMARY, query=str(query), url=got.url,
@@ -393,8 +391,6 @@ class Toolbox:
         title, text = self.converter.document(name, data, self.caps)
         header = f"File: {path}" + (f"\nTitle: {title}" if title and title != name else "")
         if question and self.llm is not None:
-            from hyperskill_lite.errors import LLMError
-
             body = text[:MODEL_TEXT_CHARS]
             try:
                 answer = self._ask(OP_FILE, fill(FILE_QUESTION, name=name,

@@ -62,6 +62,7 @@ from hyperskill_lite.core.io.layout import (
 )
 from hyperskill_lite.core.io.state import from_state, to_state
 from hyperskill_lite.core.memory import POLARITIES, HypergraphMemory
+from hyperskill_lite.core.records import skill_text
 
 __all__ = ["HIF_FORMAT", "HIF_VERSION", "to_hif", "from_hif", "write_hif", "read_hif"]
 
@@ -181,8 +182,6 @@ def _columns(recs: list[dict[str, Any]], k: str, dim: int, encoder: Encoder | No
         if encoder is None:
             raise MemoryFormatError("HIF: the file holds no embeddings; pass encoder= to "
                                     "embed its texts again")
-        from hyperskill_lite.core.records import skill_text
-
         if k == "s":
             texts = [skill_text(n, c) for n, c in zip(text["name"], text["content"])]
         elif k == "e":

@@ -27,7 +27,9 @@ import signal
 import sys
 from typing import Any
 
+from hyperskill_lite.agent.tools.documents.formats import convert, html_page
 from hyperskill_lite.agent.tools.documents.frames import recv, send
+from hyperskill_lite.agent.tools.documents.kinds import Caps, DocumentError
 
 __all__ = ["main"]
 
@@ -64,9 +66,6 @@ def _cpu_budget(seconds: int) -> None:
 
 
 def _handle(req: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
-    from hyperskill_lite.agent.tools.documents.formats import convert, html_page
-    from hyperskill_lite.agent.tools.documents.kinds import Caps
-
     caps = Caps.from_dict(req.get("caps") or {})
     if req["op"] == "html":
         title, text, how = html_page(payload.decode("utf-8", "replace"), req.get("url", ""),
@@ -77,8 +76,6 @@ def _handle(req: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]
 
 
 def _answer(req: dict[str, Any], payload: bytes, memory_mb: int) -> tuple[dict[str, Any], bytes]:
-    from hyperskill_lite.agent.tools.documents.kinds import DocumentError
-
     name = str(req.get("name") or req.get("url") or "the document")[:120]
     try:
         return _handle(req, payload)
