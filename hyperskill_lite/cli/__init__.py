@@ -19,6 +19,14 @@ a disk that cannot take the run's files (a full disk, a quota, permissions), who
 says what was kept; Ctrl-C is one line that says what was kept and exit code 130.
 ``HYPERSKILL_TRACEBACK=1`` shows the traceback instead (for maintainers).
 
+Imports: the command modules import the package's own modules at their top, since
+``python -m hyperskill_lite`` has imported them with the package already (after
+``_startup.py`` checked the required dependencies, so a missing one is still one line
+before anything else). What only an extra provides stays inside the command that needs
+it, marked ``# lazy:`` on the import (serve's MCP SDK; matplotlib, MiniLM and the OpenAI
+client load inside the modules that use them): ``--help`` never loads it, and a missing
+extra is one line naming it (``__main__.py``), not a traceback at start.
+
 Not here: anything the commands do (launch.py, compare.py, sweep/, plots/).
 """
 
@@ -29,6 +37,7 @@ import os
 import sys
 import threading
 
+from hyperskill_lite._startup import release
 from hyperskill_lite.cli import check as check_cmd
 from hyperskill_lite.cli import compare as compare_cmd
 from hyperskill_lite.cli import demo as demo_cmd
@@ -39,6 +48,12 @@ from hyperskill_lite.cli import run as run_cmd
 from hyperskill_lite.cli import serve as serve_cmd
 from hyperskill_lite.cli import sweep as sweep_cmd
 from hyperskill_lite.cli.options import Parser, global_options
+from hyperskill_lite.errors import CassetteMiss, LLMError
+from hyperskill_lite.logs import setup_logging
+from hyperskill_lite.methods import registered
+from hyperskill_lite.runner import RunError, StorageError
+from hyperskill_lite.runner.episode import is_storage_error
+from hyperskill_lite.runner.files import clear_all_inflight, resume_inflight_marking
 
 __all__ = ["main", "build_parser", "version"]
 
@@ -73,8 +88,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from hyperskill_lite.methods import registered
-
     specs = registered()  # the package's, then those installed distributions add
     width = max(len(s.name) for s in specs)
     for s in specs:
@@ -85,9 +98,6 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """What a command raises from the user's input or environment (one error line)."""
-    from hyperskill_lite.errors import CassetteMiss, LLMError
-    from hyperskill_lite.runner import RunError
-
     # ValueError covers BenchmarkDataError, MemoryFormatError, SweepError and bad settings
     return (ValueError, RunError, LLMError, CassetteMiss, FileNotFoundError, FileExistsError,
             NotADirectoryError, IsADirectoryError, PermissionError)
@@ -99,14 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     traceback = os.environ.get("HYPERSKILL_TRACEBACK", "") not in ("", "0")
     args: argparse.Namespace | None = None
     try:
-        from hyperskill_lite._startup import release
-
         release()  # from here on Ctrl-C is a KeyboardInterrupt, answered below
         args = build_parser().parse_args(argv)
         if getattr(args, "no_cache", False):
             os.environ["HYPERSKILL_CACHE"] = "off"
-        from hyperskill_lite.logs import setup_logging
-
         setup_logging(getattr(args, "log_level", "WARNING"))
         return args.handler(args)
     except BrokenPipeError:  # `... | head`: the reader left; say nothing more
@@ -127,8 +133,6 @@ def _interrupted(args: argparse.Namespace | None) -> int:
     counts as a crash (runner/files.py); runs in threads of this process (live sweep
     cells) are left as a kill would leave them, which their folders survive, instead of
     waiting for their episodes to end."""
-    from hyperskill_lite.runner.files import clear_all_inflight, resume_inflight_marking
-
     clear_all_inflight()
     on_interrupt = getattr(args, "on_interrupt", None)
     print(on_interrupt(args) if on_interrupt else "interrupted; nothing was written",
@@ -147,9 +151,6 @@ def _error_line(exc: BaseException, args: argparse.Namespace | None) -> int:
     """Print the one ``error:`` line of a failed command; its exit code (2, or 1 for
     running out of memory outside an episode). A storage failure (full disk, quota,
     permissions) says what the command kept."""
-    from hyperskill_lite.runner import StorageError
-    from hyperskill_lite.runner.episode import is_storage_error
-
     if isinstance(exc, MemoryError):
         print(f"error: out of memory outside any episode; {_kept(args)}", file=sys.stderr)
         return 1

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from hyperskill_lite.cli import protocol_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1, method_name
+from hyperskill_lite.compare import DEFAULT_METHODS, compare
 from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES
+from hyperskill_lite.runner.files import kept
 
 __all__ = ["add_parser", "command"]
 
@@ -56,8 +58,6 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.compare import DEFAULT_METHODS, compare
-
     methods = args.methods
     if args.reference is not None:
         methods = list(dict.fromkeys([*(methods or DEFAULT_METHODS), args.reference]))
@@ -76,8 +76,6 @@ def command(args: argparse.Namespace) -> int:
 def _finished(out: Path) -> int:
     """Finished episodes under a comparison's folder (``PROFILE/METHOD/RUN``), read
     without following what a running cell is renaming."""
-    from hyperskill_lite.runner.files import kept
-
     n = 0
     for run in out.glob("*/*/*"):
         try:

@@ -22,7 +22,11 @@ from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
 from hyperskill_lite.cli.options import at_least_1
-from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES, RunSpec, execute, prepare
+from hyperskill_lite.methods import CORE_METHODS
+from hyperskill_lite.plots import viz
+from hyperskill_lite.runner import summarize, summary_table
 
 __all__ = ["add_parser", "command", "DEMO_FILE"]
 
@@ -50,12 +54,6 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.core.embed import encoder_by_name
-    from hyperskill_lite.launch import RunSpec, execute, prepare
-    from hyperskill_lite.methods import CORE_METHODS
-    from hyperskill_lite.plots import viz
-    from hyperskill_lite.runner import summarize, summary_table
-
     t_start = time.perf_counter()
     settings = {"profile": args.profile, "episodes": args.episodes, "seed": args.seed,
                 "phrasing": args.phrasing, "encoder": args.encoder}

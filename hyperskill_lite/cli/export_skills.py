@@ -16,6 +16,8 @@ import argparse
 from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1, fraction
+from hyperskill_lite.serve.agent_skills import export_skills
+from hyperskill_lite.serve.shared import SharedMemory
 
 __all__ = ["add_parser", "command", "memory_folder"]
 
@@ -52,9 +54,6 @@ def memory_folder(path: Path) -> Path:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.serve.agent_skills import export_skills
-    from hyperskill_lite.serve.shared import SharedMemory
-
     folder = memory_folder(args.memory)
     shared = SharedMemory(folder, readonly=True)
     polarity = None if args.polarity == "all" else args.polarity

@@ -19,6 +19,8 @@ import argparse
 import time
 from pathlib import Path
 
+from hyperskill_lite.studio import build_studio, expand_runs, is_studio_page
+
 __all__ = ["add_parser", "command", "DEFAULT_NAME"]
 
 DEFAULT_NAME = "studio.html"
@@ -58,8 +60,6 @@ def _default_out(folders: list[Path]) -> Path:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.studio import build_studio, expand_runs, is_studio_page
-
     if args.samples < 0:
         raise ValueError(f"--samples must be >= 0, got {args.samples}")
     if not 0.0 < args.alpha < 1.0:

@@ -21,6 +21,8 @@ import copy
 import sys
 from typing import NoReturn
 
+from hyperskill_lite.methods import METHODS
+
 __all__ = ["Parser", "Formatter", "at_least_1", "at_least_0", "fraction", "method_name",
            "method_help",
            "global_options", "GLOBAL"]
@@ -103,8 +105,6 @@ def fraction(text: str) -> float:
 def method_name(text: str) -> str:
     """A registered memory method (`python -m hyperskill_lite methods`): the package's and
     those installed distributions add (entry-point group ``hyperskill_lite.methods``)."""
-    from hyperskill_lite.methods import METHODS
-
     if text not in METHODS:
         raise argparse.ArgumentTypeError(
             f"unknown method {text!r}; choose one of {', '.join(METHODS)}")
@@ -117,8 +117,6 @@ def method_help(lead: str = "memory method") -> str:
     >>> method_help().startswith("memory method: one of hyperskill, ")
     True
     """
-    from hyperskill_lite.methods import METHODS
-
     return f"{lead}: one of {', '.join(METHODS)} (`methods` describes each)"
 
 

@@ -20,6 +20,10 @@ import argparse
 from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
+from hyperskill_lite.plots.viz import report_figures
+from hyperskill_lite.protocol import EvalProtocol
+from hyperskill_lite.runner import memory_health, summarize, summary_table
+from hyperskill_lite.studio.runs import expand_runs, read_run, run_names
 
 __all__ = ["add_parser", "command"]
 
@@ -43,11 +47,6 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.plots.viz import report_figures
-    from hyperskill_lite.protocol import EvalProtocol
-    from hyperskill_lite.runner import memory_health, summarize, summary_table
-    from hyperskill_lite.studio.runs import expand_runs, read_run, run_names
-
     folders = expand_runs(args.runs)
     read = [read_run(r) for r in folders]
     names = run_names([r.info for r in read])

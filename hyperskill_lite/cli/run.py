@@ -27,8 +27,30 @@ from hyperskill_lite.cli.options import at_least_1, fraction, method_help, metho
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.launch import BENCHMARKS, ENCODERS, PHRASINGS, PROFILES, RunSpec, encoder_known
+from hyperskill_lite.launch import (
+    BENCHMARKS,
+    ENCODERS,
+    PHRASINGS,
+    PROFILES,
+    RunSpec,
+    check_server,
+    encoder_known,
+    execute,
+    prepare,
+)
 from hyperskill_lite.llm.preflight import CAPABILITIES
+from hyperskill_lite.runner import (
+    RunError,
+    health_line,
+    kept_text,
+    read_records,
+    resume_problem,
+    run_settings,
+    summarize,
+    summary_table,
+)
+from hyperskill_lite.runner.files import check_out_folder
+from hyperskill_lite.sweep.execute import every_episode_failed
 
 __all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 
@@ -128,9 +150,6 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.launch import check_server, execute, prepare
-    from hyperskill_lite.runner.files import check_out_folder
-
     spec = spec_from_args(args)
     if args.world is not None and spec.live:
         raise ValueError("--world skillworld cannot be combined with --backend, --benchmark "
@@ -154,8 +173,6 @@ def _say_status(out: Path, parts, n: int) -> None:
     """Say whether the run starts, resumes or is complete; a folder that holds another
     run, or another run's memory, is refused first (never "already complete" and then a
     refusal)."""
-    from hyperskill_lite.runner import RunError, read_records, resume_problem, run_settings
-
     spec = parts.spec
     problem = resume_problem(out, run_settings(parts.tasks, parts.maintain_every,
                                                spec.evaluation, parts.info), parts.system)
@@ -171,8 +188,6 @@ def _say_status(out: Path, parts, n: int) -> None:
 
 
 def _print_summary(spec: RunSpec, parts, records: list[dict]) -> None:
-    from hyperskill_lite.runner import health_line, summarize, summary_table
-
     if not spec.live:
         print(f"SkillWorld '{spec.profile}' profile, seed {spec.seed}, encoder {spec.encoder} "
               f"({SIMULATION})")
@@ -196,8 +211,6 @@ def _outcome(spec: RunSpec, records: list[dict]) -> int:
     every episode failed; `EXIT_ERRORED` when an episode errored (an unexpected
     exception, or the process died in it twice); 0 otherwise (model errors of some
     episodes are said, not fatal)."""
-    from hyperskill_lite.sweep.execute import every_episode_failed
-
     failed = [r for r in records if r.get("error")]
     errored = [r for r in records if r.get("errored")]
     where = spec.out / "episodes.jsonl"
@@ -234,8 +247,6 @@ def _report_usage(llm, out: Path) -> None:
 
 
 def interrupted(args: argparse.Namespace) -> str:
-    from hyperskill_lite.runner import kept_text
-
     text = kept_text(args.out)
     if "keeps" in text:
         return f"interrupted: {text}; rerun the same command to resume"
@@ -244,8 +255,6 @@ def interrupted(args: argparse.Namespace) -> str:
 
 def failed_storage(args: argparse.Namespace) -> str:
     """What a run whose disk failed keeps (for the CLI's OSError line)."""
-    from hyperskill_lite.runner import kept_text
-
     return kept_text(args.out)
 
 

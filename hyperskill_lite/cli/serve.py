@@ -24,6 +24,9 @@ from typing import Any
 from hyperskill_lite import logs
 from hyperskill_lite.cli import model_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1
+from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.launch import ENCODERS
 
 __all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]
 
@@ -44,8 +47,6 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
-    from hyperskill_lite.launch import ENCODERS
-
     s = sub.add_parser("serve", parents=parents, help="serve a skill memory to any agent "
                        "over MCP (stdio or HTTP)", description=__doc__.split("\n\n")[1])
     s.add_argument("--memory", type=Path, required=True, metavar="DIR",
@@ -99,7 +100,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def _model_config(args: argparse.Namespace) -> Any:
-    from hyperskill_lite.serve.models import ModelConfig
+    from hyperskill_lite.serve.models import ModelConfig  # lazy: the serve extra (anyio)
 
     model = args.model or os.environ.get("HYPERSKILL_MODEL")
     llm = None
@@ -135,13 +136,11 @@ def command(args: argparse.Namespace) -> int:
         raise ValueError(f"--http {args.http[0]}:{args.http[1]} is reachable beyond this "
                          f"machine: give --token (or set {TOKEN_ENV}) so that only your "
                          "clients get in, or bind 127.0.0.1")
-    try:
+    try:  # lazy: the serve extra (the MCP SDK, anyio, pydantic), said as one error line
         from hyperskill_lite.serve import app, service, shared
     except ImportError as exc:
         raise ValueError(f"the MCP server needs the serve extra ({exc.name} is missing): "
                          "pip install 'hyperskill_lite[serve]'") from None
-    from hyperskill_lite.core.config import HyperSkillConfig
-    from hyperskill_lite.core.embed import encoder_by_name
 
     if token is not None:
         app.StaticToken(token)  # a short token is one error line, before anything opens

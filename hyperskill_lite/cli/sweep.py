@@ -14,6 +14,8 @@ from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1
 from hyperskill_lite.cli.run import EXIT_ERRORED
+from hyperskill_lite.runner.files import check_out_folder
+from hyperskill_lite.sweep import run_sweep
 
 __all__ = ["add_parser", "command"]
 
@@ -43,9 +45,6 @@ def _out(args: argparse.Namespace) -> Path:
 
 
 def command(args: argparse.Namespace) -> int:
-    from hyperskill_lite.runner.files import check_out_folder
-    from hyperskill_lite.sweep import run_sweep
-
     out = _out(args)
     check_out_folder(out)
     results, paths = run_sweep(args.file, out, executor=args.executor, jobs=args.jobs,

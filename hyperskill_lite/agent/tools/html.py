@@ -118,6 +118,8 @@ def _trafilatura_main(html: str, url: str) -> str | None:
     try:
         import trafilatura
     except ImportError:
+        # lazy: readers.py loads importlib.metadata (about 40 ms), needed only when
+        # trafilatura is missing; the converter's child process imports this module
         from hyperskill_lite.agent.tools.readers import warn_degraded
 
         warn_degraded()  # once per process: what is missing and the pip command
