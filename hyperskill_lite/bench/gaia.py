@@ -135,8 +135,8 @@ def load_gaia(
     Returns
     -------
     list[Task] with ``benchmark="gaia"``, ``answer`` the `Final answer` as text (None on
-    the test split: the answers are withheld), and ``meta = {"row", "level",
-    "file_name", "file_path", "split"}`` (`file_path` absolute or None). ``prompt`` names
+    the test split: the answers are withheld), and `meta` holds ``row``, ``level``,
+    ``file_name``, ``file_path``, ``split`` (`file_path` absolute or None). ``prompt`` names
     the attachment's path when there is one.
     """
     if split is not None and split not in GAIA_SPLITS:

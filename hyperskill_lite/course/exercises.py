@@ -4,21 +4,21 @@ notebooks), tags for the course site, and a cell id made from the id and role.
 
 The three cells of exercise ``03.1``, in order:
 
-=========  =====================  ============================  ==========================
-role       cell id                nbgrader                      tags
-=========  =====================  ============================  ==========================
-answer     ``ex-03-1-answer``     solution cell (the learner     ``exercise-answer``,
-                                  writes here; the instructor's  ``solution`` (instructor
-                                  solution sits between          edition only; the source
-                                  ``### BEGIN SOLUTION`` and     is collapsed there)
-                                  ``### END SOLUTION``)
-check      ``ex-03-1-check``      locked cell (read-only,        ``exercise-check``
-                                  restored when edited): the
-                                  learner's own check
-test       ``ex-03-1-test``       autograded test, locked,       ``exercise-test``,
-                                  1 point, all of it hidden      ``remove-cell``
-                                  (``### BEGIN HIDDEN TESTS``)
-=========  =====================  ============================  ==========================
+======  ==================  =============================  ========================
+role    cell id             nbgrader                       tags
+======  ==================  =============================  ========================
+answer  ``ex-03-1-answer``  solution cell (the learner     ``exercise-answer``,
+                            writes here; the instructor's  ``solution`` (instructor
+                            solution sits between          edition only; the source
+                            ``### BEGIN SOLUTION`` and     is collapsed there)
+                            ``### END SOLUTION``)
+check   ``ex-03-1-check``   locked cell (read-only,        ``exercise-check``
+                            restored when edited): the
+                            learner's own check
+test    ``ex-03-1-test``    autograded test, locked,       ``exercise-test``,
+                            1 point, all of it hidden      ``remove-cell``
+                            (``### BEGIN HIDDEN TESTS``)
+======  ==================  =============================  ========================
 
 A notebook is read as plain JSON (nbformat 4), so these helpers need no Jupyter package.
 

@@ -193,9 +193,10 @@ def append(fd: int, records: list[dict[str, Any]], good_end: int) -> int:
 
 
 class JournalLock:
-    """The writers' lock on `path` (module docstring): ``with JournalLock(path, timeout)
-    as lock:`` holds ``flock`` on the file the name points to (its descriptor is
-    ``lock.fd``). Waits up to `timeout` seconds, then raises `JournalBusy`."""
+    """The writers' lock on `path` (module docstring):
+    ``with JournalLock(path, timeout) as lock:`` holds ``flock`` on the file the name
+    points to (its descriptor is ``lock.fd``). Waits up to `timeout` seconds, then
+    raises `JournalBusy`."""
 
     def __init__(self, path: Path, timeout: float = 60.0) -> None:
         self.path, self.timeout = path, timeout

@@ -4,7 +4,7 @@ A task generator (`make_tasks`, profiles "gaia", "webwalker", "xbench"), a simul
 memory LLM (`SimLLM`: decompose, extract, merge, judge) and a simulated executor
 (`SimExecutor`) that together let the whole self-evolving loop run offline, in seconds,
 on real English text. All behaviour parameters are in `WorldParams`; all text lives in
-hyperskill_lite/world/data/*.json. It is a teaching and testing instrument: its success rates are
+``hyperskill_lite/world/data/*.json``. It is a teaching and testing instrument: its success rates are
 not the paper's and must never be presented as such.
 
 May import: `core/`, `types.py`, `agent/` (token counts, prompt texts) and `baselines/`

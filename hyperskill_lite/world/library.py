@@ -1,7 +1,7 @@
 """SkillWorld's template library: archetypes, latent strategies and error patterns,
 domains with their vocabularies and question templates, and benchmark profiles.
 
-`load_library()` reads world/data/*.json once per directory, checks every cross
+`load_library()` reads ``world/data/*.json`` once per directory, checks every cross
 reference and the paper's text contracts (skill names 3-5 words, contents 2-4
 sentences, lessons one sentence) and returns frozen records. A missing or corrupt file
 raises an error naming the file.

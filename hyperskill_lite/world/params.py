@@ -10,7 +10,7 @@ tools/fit_world.py on text statistics, never on any method's success); it was fi
 before any method was compared.
 
 Not here: the task distribution (hyperskill_lite/world/data/profiles.json), the text library
-(hyperskill_lite/world/data/*.json), or any HyperSkill hyperparameter (core/config.py).
+(``hyperskill_lite/world/data/*.json``), or any HyperSkill hyperparameter (core/config.py).
 """
 
 from __future__ import annotations

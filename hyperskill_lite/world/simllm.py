@@ -102,7 +102,7 @@ class SimLLM(SimBaselineOps, SimPlugMemOps):
 
     # ----------------------------------------------------------------- helpers
     def rng(self, *parts: object) -> np.random.Generator:
-        """A fresh generator for one call, keyed by (seed, *parts)."""
+        """A fresh generator for one call, keyed by ``(seed, *parts)``."""
         return stable_rng(self.seed, *parts)
 
     def phrase(

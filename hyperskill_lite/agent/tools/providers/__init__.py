@@ -2,25 +2,25 @@
 
 Every provider sends its documented request and reads only its web results:
 
-=========== ====== ===================================== ======================= =========================
-provider    method endpoint (``search_url`` overrides) key                     hits read from
-=========== ====== ===================================== ======================= =========================
-serper      POST   https://google.serper.dev/search      ``X-API-KEY`` header    ``organic`` (title, link,
-                   JSON ``{"q", "num", "location"}``      (``SERPER_API_KEY``)    snippet, date)
-tavily      POST   https://api.tavily.com/search         ``Authorization:        ``results`` (title, url,
-                   JSON ``{"query", "max_results", ...}`` Bearer`` (TAVILY_...)   content, published_date)
-brave       GET    .../res/v1/web/search ``?q=&count=``  ``X-Subscription-Token`` ``web.results`` only (never
-                                                         (``BRAVE_API_KEY``)     ``news`` or ``videos``)
-searxng     GET    <instance>/search ``?q=&format=json`` none (``SEARXNG_URL``)   ``results``
-jina        GET    https://s.jina.ai/ ``?q=``            ``Authorization:        ``data`` (title, url,
-                                                         Bearer`` (JINA_API_KEY)  description)
-duckduckgo  --     the ``ddgs`` package, DuckDuckGo      none                    ``DDGS().text`` rows
-                   backend                                                       (title, href, body)
-url         GET    ``HYPERSKILL_SEARCH_URL`` ``?q=&count=`` configurable          the first list of objects
-                                                                                 with a URL (``web``,
-                                                                                 ``organic``, ``results``
-                                                                                 looked at first)
-=========== ====== ===================================== ======================= =========================
+========== ====== ======================================== ========================= ===========================
+provider   method endpoint (``search_url`` overrides)      key                       hits read from
+========== ====== ======================================== ========================= ===========================
+serper     POST   https://google.serper.dev/search         ``X-API-KEY`` header      ``organic`` (title, link,
+                  JSON ``{"q", "num", "location"}``        (``SERPER_API_KEY``)      snippet, date)
+tavily     POST   https://api.tavily.com/search            ``Authorization: Bearer`` ``results`` (title, url,
+                  JSON ``{"query", "max_results", ...}``   (``TAVILY_API_KEY``)      content, published_date)
+brave      GET    .../res/v1/web/search ``?q=&count=``     ``X-Subscription-Token``  ``web.results`` only (never
+                                                           (``BRAVE_API_KEY``)       ``news`` or ``videos``)
+searxng    GET    <instance>/search ``?q=&format=json``    none (``SEARXNG_URL``)    ``results``
+jina       GET    https://s.jina.ai/ ``?q=``               ``Authorization: Bearer`` ``data`` (title, url,
+                                                           (``JINA_API_KEY``)        description)
+duckduckgo --     the ``ddgs`` package, DuckDuckGo         none                      ``DDGS().text`` rows
+                  backend                                                            (title, href, body)
+url        GET    ``HYPERSKILL_SEARCH_URL`` ``?q=&count=`` configurable              the first list of objects
+                                                                                     with a URL (``web``,
+                                                                                     ``organic``, ``results``
+                                                                                     looked at first)
+========== ====== ======================================== ========================= ===========================
 
 Each provider is one class in one module here (a `SearchProvider` subclass, base.py),
 registered where it is defined; the table above is what the built-in ones send. Adding a

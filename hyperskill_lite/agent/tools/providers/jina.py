@@ -1,6 +1,6 @@
-"""Jina search: ``GET https://s.jina.ai/?q=`` with a Bearer key, ``Accept:
-application/json`` and ``X-Respond-With: no-content`` (no page contents); hits from
-``data``."""
+"""Jina search: ``GET https://s.jina.ai/?q=`` with a Bearer key,
+``Accept: application/json`` and ``X-Respond-With: no-content`` (no page contents); hits
+from ``data``."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ __all__ = ["JinaSearch"]
 
 @register_provider
 class JinaSearch(ApiSearch):
-    """Jina search (s.jina.ai): ``GET ?q=`` with a Bearer key and ``Accept:
-    application/json``, without page contents (``X-Respond-With: no-content``)."""
+    """Jina search (s.jina.ai): ``GET ?q=`` with a Bearer key and
+    ``Accept: application/json``, without page contents (``X-Respond-With: no-content``)."""
 
     name = "jina"
     endpoint = "https://s.jina.ai/"
