@@ -9,6 +9,8 @@ utility.py       gamma (Eq. 3), vectorised
 embed.py         phi: all-MiniLM-L6-v2 offline, a hashing stand-in, the text cache
 store.py         columnar rows and the sparse incidence under the memory
 memory.py        `HypergraphMemory`: nodes (Eq. 2), hyperedges, the update with dedup
+elements.py      `NodeView`, `EdgeView` (snapshots), `POLARITIES`, the `Retrieved` protocol
+edits.py         what maintenance reads and changes in a memory: B_s, merge / remove nodes
 retrieval/       dual-path retrieval and co-occurrence ranking (Eqs. 4-9): subtask.py,
                  trajectory.py, ranking.py, context.py; `retrieve` composes them
 maintenance.py   pruning (Eq. 11), W (Eq. 12), propagation (Eq. 13), merges (Eq. 14)
