@@ -144,17 +144,25 @@ def merge_candidates(
             s_parts.append(exact[keep])
     if not i_parts:
         return []
-    rows_i, cols_j = np.concatenate(i_parts), np.concatenate(j_parts)
-    sims_all = np.concatenate(s_parts)
-    order = np.lexsort((cols_j, rows_i, -sims_all))  # sim desc, then i, then j
-    taken = np.zeros(Z.shape[0], dtype=bool)
+    return _take_greedily(
+        np.concatenate(i_parts), np.concatenate(j_parts), np.concatenate(s_parts), Z.shape[0]
+    )
+
+
+def _take_greedily(
+    rows_i: np.ndarray, cols_j: np.ndarray, sims: np.ndarray, n: int
+) -> list[tuple[int, int, float]]:
+    """The qualifying pairs (i, j, sim) taken best first (ties by (i, j)), a pair only
+    when neither of its n nodes is taken yet: the greedy round of ``merge_candidates``."""
+    order = np.lexsort((cols_j, rows_i, -sims))  # sim desc, then i, then j
+    taken = np.zeros(n, dtype=bool)
     pairs: list[tuple[int, int, float]] = []
     for k in order:
         i, j = int(rows_i[k]), int(cols_j[k])
         if taken[i] or taken[j]:
             continue
         taken[i] = taken[j] = True
-        pairs.append((i, j, float(sims_all[k])))
+        pairs.append((i, j, float(sims[k])))
     return pairs
 
 

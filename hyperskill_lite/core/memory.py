@@ -295,20 +295,7 @@ class HypergraphMemory(MemoryEdits):
             self._record(retrieval.retrieved_ids, bool(success), t)
 
         u_rows = [self._sub.add(v, {}, content=p) for p, v in zip(plan, vecs[1 : 1 + len(plan)])]
-        s_rows: list[int] = []
-        placed: list[dict[str, Any]] = []
-        for s, v in zip(skills, vecs[1 + len(plan) :]):
-            code = POLARITIES.index(s.polarity)
-            r, cos = self._nearest_skill(v, code)
-            if r is None:
-                r = self._skl.add(
-                    v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
-                )
-            placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
-                           "cosine": None if cos is None else round(cos, 6),
-                           "cross_polarity": bool(self._skl.polarity[r] != code)})
-            if r not in s_rows:
-                s_rows.append(r)
+        s_rows, placed = self._place_skills(skills, vecs[1 + len(plan) :])
         e = self._edg.add(
             vecs[0],
             copy.deepcopy(meta or {}),
@@ -343,6 +330,29 @@ class HypergraphMemory(MemoryEdits):
             raise ValueError(f"record_use: steps must be an int >= 0, got {steps!r}")
         t = self._episode_steps(steps) if steps_observed else None
         return self._record(retrieval.retrieved_ids, bool(success), t)
+
+    def _place_skills(
+        self, skills: Sequence[Skill], vecs: np.ndarray
+    ) -> tuple[list[int], list[dict[str, Any]]]:
+        """Dedup at insertion (§3.4): each skill into its nearest live skill node when
+        cosine >= delta_dedup (``_nearest_skill``; earlier skills of this call count), else
+        a new node. Returns (the distinct skill rows, in order; one ``last_update["skills"]``
+        entry per skill)."""
+        s_rows: list[int] = []
+        placed: list[dict[str, Any]] = []
+        for s, v in zip(skills, vecs):
+            code = POLARITIES.index(s.polarity)
+            r, cos = self._nearest_skill(v, code)
+            if r is None:
+                r = self._skl.add(
+                    v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
+                )
+            placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
+                           "cosine": None if cos is None else round(cos, 6),
+                           "cross_polarity": bool(self._skl.polarity[r] != code)})
+            if r not in s_rows:
+                s_rows.append(r)
+        return s_rows, placed
 
     def _episode_steps(self, steps: int) -> float:
         """T_i as a float, with T_min / T_max widened to include it."""
