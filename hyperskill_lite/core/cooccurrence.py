@@ -26,15 +26,15 @@ def cooccurrence_matrix(
     """Quality-weighted skill co-occurrence W (Eq. 12), sparse.
 
     W_ij = min(gamma_i, gamma_j) * sum over hyperedges e containing both i and j of
-    1/|V_e|, for i != j. The diagonal is zero by default (the propagation of Eq. 13 adds
+    ``1/|V_e|``, for i != j. The diagonal is zero by default (the propagation of Eq. 13 adds
     the self-loop as W + I); ``diagonal="formula"`` keeps Eq. 12 for i = j too, W_ii = gamma_i * sum over
-    e containing i of 1/|V_e| (``HyperSkillConfig.w_diagonal`` says why zero is ours).
+    e containing i of ``1/|V_e|`` (``HyperSkillConfig.w_diagonal`` says why zero is ours).
 
     Parameters
     ----------
     B_s : (n_s, n_e) sparse or dense, skill-by-hyperedge incidence (1.0 where skill i is
         in hyperedge j; any nonzero counts as membership).
-    edge_sizes : (n_e,) |V_e|, counting every node of the hyperedge (subtasks too). An
+    edge_sizes : (n_e,) ``|V_e|``, counting every node of the hyperedge (subtasks too). An
         edge of size 0 holds no skill and contributes nothing.
     gamma : (n_s,) utility of each skill (Eq. 3), in [0, 1].
 
@@ -45,7 +45,7 @@ def cooccurrence_matrix(
 
     Examples
     --------
-    Two hyperedges: {s0, s1} plus one subtask (|V_e| = 3), and {s1, s2} (|V_e| = 2).
+    Two hyperedges: {s0, s1} plus one subtask (``|V_e| = 3``), and {s1, s2} (``|V_e| = 2``).
 
     >>> B = np.array([[1, 0], [1, 1], [0, 1]])
     >>> W = cooccurrence_matrix(B, np.array([3, 2]), np.array([0.9, 0.6, 0.3]))

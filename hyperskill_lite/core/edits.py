@@ -43,7 +43,7 @@ class MemoryEdits:
 
     def skill_incidence(self) -> tuple[sp.csr_matrix, list[str], list[str], np.ndarray]:
         """B_s over live skills: (csr (n_s, n_e) with 1.0 where skill i is in hyperedge
-        j, skill ids by row, edge ids by column, edge_sizes (n_e,) int = |V_e| counting
+        j, skill ids by row, edge ids by column, edge_sizes (n_e,) int = ``|V_e|`` counting
         subtask and skill nodes), the inputs of Eq. 12."""
         rows = self._skl.live()
         B = self._inc["skill"].csr(self._skl.n, self._edg.n)[rows]
