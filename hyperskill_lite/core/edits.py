@@ -1,5 +1,5 @@
 """The structural edits of memory evolution (paper §3.5), as methods `HypergraphMemory`
-inherits: what maintenance.py reads (B_s with the hyperedge sizes of Eq. 12, the skill
+inherits: what maintenance.py reads (B_s and the hyperedge sizes ``|V_e|`` of Eq. 12, the skill
 embeddings Eq. 13 propagates, the hyperedges two skills share) and the two changes it
 makes (`remove_nodes`, pruning by Eq. 11; `merge_nodes`, one merge of an Eq. 14 pair).
 

@@ -393,7 +393,7 @@ class HypergraphMemory(MemoryEdits):
                 store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
         return sum(len(found) for _, found in stores.values())
 
-    # ---------------------------------------------------------------- batch reads (Eq. 3)
+    # ---------------------------------------------------------------- batch reads: gamma, nu
     def _groups(self, ids: Sequence[str]) -> list[tuple[Rows, np.ndarray, np.ndarray]]:
         """(store, positions in `ids` (m,) int64, rows (m,) int64) per kind present in
         `ids`; KeyError naming the first unknown id. One dict lookup per id, in C."""
