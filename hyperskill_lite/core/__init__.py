@@ -9,9 +9,12 @@ utility.py       gamma (Eq. 3), vectorised
 embed.py         phi: all-MiniLM-L6-v2 offline, a hashing stand-in, the text cache
 store.py         columnar rows and the sparse incidence under the memory
 memory.py        `HypergraphMemory`: nodes (Eq. 2), hyperedges, the update with dedup
+elements.py      `NodeView`, `EdgeView` (snapshots), `POLARITIES`, the `Retrieved` protocol
+edits.py         what maintenance reads and changes in a memory: B_s, merge / remove nodes
 retrieval/       dual-path retrieval and co-occurrence ranking (Eqs. 4-9): subtask.py,
                  trajectory.py, ranking.py, context.py; `retrieve` composes them
-maintenance.py   pruning (Eq. 11), W (Eq. 12), propagation (Eq. 13), merges (Eq. 14)
+maintenance.py   pruning (Eq. 11), merges (Eq. 14), the maintenance cycle
+cooccurrence.py  W (Eq. 12) and propagation (Eq. 13), the structure merges are read on
 io.py            atomic, versioned, locked save / load
 views.py         pandas and HyperNetX views
 meta.py          how hidden metadata combines when two elements become one

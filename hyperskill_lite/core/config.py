@@ -93,7 +93,7 @@ class HyperSkillConfig:
     """Diagonal of W (Eq. 12). "zero" (default): W holds only co-occurrence between
     distinct skills; Eq. 13 adds the self-loop through W + I, as the propagation it
     follows (SGC-style normalised adjacency) does. "formula": Eq. 12 read literally for
-    i = j, W_ii = gamma_i * sum over e containing i of 1/|V_e|, which adds a second,
+    i = j, W_ii = gamma_i * sum over e containing i of ``1/|V_e|``, which adds a second,
     usage-dependent self-weight (a skill in many small hyperedges keeps more of its own
     embedding). Our reading; the paper does not say."""
     merge_fragments: int = 3

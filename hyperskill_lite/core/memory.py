@@ -17,6 +17,11 @@ modules depend one way (retrieval.py, maintenance.py, io.py and views.py import 
 module; it imports none of them): ``retrieve(memory, task, plan)``, ``maintain(memory,
 merger)``, ``save_memory(memory, path)``, ``load_memory(path)``, ``nodes_frame(memory)``.
 
+The snapshots `NodeView` / `EdgeView`, `POLARITIES` and the `Retrieved` protocol are
+defined in elements.py, and the maintenance-side reads and edits (`skill_incidence`,
+`remove_nodes`, `merge_nodes`, ...) in edits.py, which `HypergraphMemory` inherits; all of
+them are importable from here too.
+
 Not here: retrieval (retrieval.py), pruning and merging policy (maintenance.py), files
 (io.py), DataFrame / HyperNetX views (views.py), and any LLM call.
 """
@@ -25,69 +30,25 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.edits import MemoryEdits
+from hyperskill_lite.core.elements import POLARITIES, EdgeView, NodeView, Retrieved
 from hyperskill_lite.core.embed import Encoder, default_encoder
-from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.meta import merge_meta  # noqa: F401 (importable from here, as before)
 from hyperskill_lite.core.records import Skill, skill_text
 from hyperskill_lite.core.store import Incidence, Rows
 from hyperskill_lite.core.utility import utility
 
 __all__ = ["HypergraphMemory", "NodeView", "EdgeView", "Retrieved", "POLARITIES"]
 
-POLARITIES = ("success", "failure")  # skill polarity code 0, 1
 
-
-class Retrieved(Protocol):
-    """What the stats update needs from a retrieval: the ids of the elements it used
-    (R_u, S_q and E*). `retrieval.Retrieval` has it; so does anything with the attribute."""
-
-    retrieved_ids: list[str]
-
-
-@dataclass(frozen=True)
-class NodeView:
-    """A snapshot of one node. `polarity` is None and `name` "" for subtask nodes;
-    `content` is the skill content or the subtask step text; `gamma` is Eq. 3 now."""
-
-    id: str
-    kind: str
-    polarity: str | None
-    name: str
-    content: str
-    sigma: float
-    nu: int
-    mean_steps: float
-    gamma: float
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EdgeView:
-    """A snapshot of one hyperedge: `node_ids` lists its subtask nodes then its skill
-    nodes, each in insertion order; `gamma` is Eq. 3 now."""
-
-    id: str
-    node_ids: list[str]
-    task: str
-    lesson: str
-    success: bool
-    steps: int
-    calls: int
-    sigma: float
-    nu: int
-    mean_steps: float
-    gamma: float
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-class HypergraphMemory:
+class HypergraphMemory(MemoryEdits):
     """HyperSkill's memory: subtask and skill nodes, trajectory hyperedges, Eq. 3 stats.
 
     >>> from hyperskill_lite.core.embed import HashingEncoder
@@ -334,20 +295,7 @@ class HypergraphMemory:
             self._record(retrieval.retrieved_ids, bool(success), t)
 
         u_rows = [self._sub.add(v, {}, content=p) for p, v in zip(plan, vecs[1 : 1 + len(plan)])]
-        s_rows: list[int] = []
-        placed: list[dict[str, Any]] = []
-        for s, v in zip(skills, vecs[1 + len(plan) :]):
-            code = POLARITIES.index(s.polarity)
-            r, cos = self._nearest_skill(v, code)
-            if r is None:
-                r = self._skl.add(
-                    v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
-                )
-            placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
-                           "cosine": None if cos is None else round(cos, 6),
-                           "cross_polarity": bool(self._skl.polarity[r] != code)})
-            if r not in s_rows:
-                s_rows.append(r)
+        s_rows, placed = self._place_skills(skills, vecs[1 + len(plan) :])
         e = self._edg.add(
             vecs[0],
             copy.deepcopy(meta or {}),
@@ -382,6 +330,29 @@ class HypergraphMemory:
             raise ValueError(f"record_use: steps must be an int >= 0, got {steps!r}")
         t = self._episode_steps(steps) if steps_observed else None
         return self._record(retrieval.retrieved_ids, bool(success), t)
+
+    def _place_skills(
+        self, skills: Sequence[Skill], vecs: np.ndarray
+    ) -> tuple[list[int], list[dict[str, Any]]]:
+        """Dedup at insertion (§3.4): each skill into its nearest live skill node when
+        cosine >= delta_dedup (``_nearest_skill``; earlier skills of this call count), else
+        a new node. Returns (the distinct skill rows, in order; one ``last_update["skills"]``
+        entry per skill)."""
+        s_rows: list[int] = []
+        placed: list[dict[str, Any]] = []
+        for s, v in zip(skills, vecs):
+            code = POLARITIES.index(s.polarity)
+            r, cos = self._nearest_skill(v, code)
+            if r is None:
+                r = self._skl.add(
+                    v, copy.deepcopy(s.meta), name=s.name, content=s.content, polarity=code
+                )
+            placed.append({"name": s.name, "node": self._skl.ids[r], "dedup": cos is not None,
+                           "cosine": None if cos is None else round(cos, 6),
+                           "cross_polarity": bool(self._skl.polarity[r] != code)})
+            if r not in s_rows:
+                s_rows.append(r)
+        return s_rows, placed
 
     def _episode_steps(self, steps: int) -> float:
         """T_i as a float, with T_min / T_max widened to include it."""
@@ -422,18 +393,7 @@ class HypergraphMemory:
                 store.tbar[rows] += (steps - store.tbar[rows]) / store.nu[rows]
         return sum(len(found) for _, found in stores.values())
 
-    # ---------------------------------------------------------------- for maintenance.py
-    def skill_incidence(self) -> tuple[sp.csr_matrix, list[str], list[str], np.ndarray]:
-        """B_s over live skills: (csr (n_s, n_e) with 1.0 where skill i is in hyperedge
-        j, skill ids by row, edge ids by column, edge_sizes (n_e,) int = |V_e| counting
-        subtask and skill nodes), the inputs of Eq. 12."""
-        rows = self._skl.live()
-        B = self._inc["skill"].csr(self._skl.n, self._edg.n)[rows]
-        sizes = np.diff(self._incidence("subtask").indptr) + np.diff(
-            self._incidence("skill").indptr
-        )
-        return B, [self._skl.ids[r] for r in rows], self.edge_ids(), sizes.astype(np.int64)
-
+    # ---------------------------------------------------------------- batch reads: gamma, nu
     def _groups(self, ids: Sequence[str]) -> list[tuple[Rows, np.ndarray, np.ndarray]]:
         """(store, positions in `ids` (m,) int64, rows (m,) int64) per kind present in
         `ids`; KeyError naming the first unknown id. One dict lookup per id, in C."""
@@ -468,77 +428,6 @@ class HypergraphMemory:
         for store, pos, rows in self._groups(ids):
             out[pos] = store.nu[rows]
         return out
-
-    def skill_embeddings(self, ids: Sequence[str]) -> np.ndarray:
-        """Embeddings of skill nodes, rows in the order of `ids`: (n, d) float32 copy."""
-        rows = [self._skill_row(i) for i in ids]
-        return self._skl.emb[np.array(rows, dtype=np.int64)]
-
-    def shared_edges(self, a: str, b: str) -> list[str]:
-        """Ids of the hyperedges holding both skill nodes `a` and `b`, in insertion order
-        (their shared trajectory fragments, §3.5)."""
-        ra, rb = self._skill_row(a), self._skill_row(b)
-        B = self._inc["skill"].csr(self._skl.n, self._edg.n)
-        cols = np.intersect1d(B.indices[B.indptr[ra] : B.indptr[ra + 1]],
-                              B.indices[B.indptr[rb] : B.indptr[rb + 1]])
-        return [self._edg.ids[c] for c in cols.tolist()]
-
-    def _skill_row(self, id: str) -> int:
-        if id not in self._skl.row:
-            raise KeyError(f"no skill node with id {id!r} in this memory")
-        return self._skl.row[id]
-
-    def remove_nodes(self, ids: Sequence[str]) -> None:
-        """Delete nodes from V and from every hyperedge (Eq. 11); a hyperedge left
-        without nodes stays, with its task and lesson."""
-        ids = list(dict.fromkeys(ids))
-        for i in ids:
-            if self._store(i) is self._edg:
-                raise ValueError(f"remove_nodes: {i!r} is a hyperedge, not a node")
-        for kind, store in (("subtask", self._sub), ("skill", self._skl)):
-            rows = [store.row[i] for i in ids if i[:1] == store.prefix]
-            if rows:
-                store.kill(rows)
-                node, edge = self._inc[kind].pairs()
-                keep = ~np.isin(node, rows)
-                self._inc[kind].set_pairs(node[keep], edge[keep])
-
-    def merge_nodes(self, a: str, b: str, skill: Skill, polarity: str | None = None) -> str:
-        """Replace skills a and b by one new node with `skill`'s name and content (Eq. 14
-        candidates, LLM-Merge): sigma and nu summed, T_bar weighted by nu, meta =
-        merge_meta(a, b) updated by skill.meta; every membership of a or b moves to the
-        new node without duplicates. Only the new text is embedded.
-
-        The new node has the polarity of a and b; two skills of different polarity
-        (a strategy and a mistake, possible under ``merge_scope="all"``) merge only with
-        an explicit `polarity` for the new node."""
-        ra, rb = self._skill_row(a), self._skill_row(b)
-        if a == b:
-            raise ValueError(f"merge_nodes: cannot merge {a!r} with itself")
-        S = self._skl
-        if polarity is not None and polarity not in POLARITIES:
-            raise ValueError(f"merge_nodes: polarity must be one of {POLARITIES}, got {polarity!r}")
-        if S.polarity[ra] != S.polarity[rb] and polarity is None:
-            raise ValueError(
-                f"merge_nodes: {a!r} is a {POLARITIES[S.polarity[ra]]} skill and {b!r} a "
-                f"{POLARITIES[S.polarity[rb]]} skill; give the merged node's polarity to "
-                "merge across polarities"
-            )
-        code = S.polarity[ra] if polarity is None else POLARITIES.index(polarity)
-        vec = self._encoder.encode([skill_text(skill.name, skill.content)])[0]
-        meta = merge_meta(S.meta[ra], S.meta[rb])
-        meta.update(copy.deepcopy(skill.meta))
-        r = S.add(vec, meta, name=skill.name, content=skill.content, polarity=code)
-        nu = S.nu[ra] + S.nu[rb]
-        S.nu[r], S.sigma[r] = nu, S.sigma[ra] + S.sigma[rb]
-        S.tbar[r] = (
-            (S.nu[ra] * S.tbar[ra] + S.nu[rb] * S.tbar[rb]) / nu
-            if nu
-            else (S.tbar[ra] + S.tbar[rb]) / 2
-        )
-        self._inc["skill"].replace_nodes((ra, rb), r)  # an edge holding a and b: r once
-        S.kill([ra, rb])
-        return S.ids[r]
 
     # ---------------------------------------------------------------- invariants
     def validate(self) -> None:

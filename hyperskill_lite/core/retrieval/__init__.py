@@ -3,7 +3,7 @@
 Subtask path: R_u = top-k_u subtask nodes by cos(phi("\\n".join(P_0)), h_v) (Eq. 4),
 E_sub = hyperedges incident to R_u. Trajectory path: E_traj = top-k_e hyperedges by
 cos(phi(d_q), h_e) (Eq. 5). E* = E_traj u E_sub (Eq. 6); R_s = skills of E* (Eq. 7);
-kappa(v) = |{e in E* : v in e}| (Eq. 8); S_q = top-k_s of R_s by kappa, ties broken by
+``kappa(v) = |{e in E* : v in e}|`` (Eq. 8); S_q = top-k_s of R_s by kappa, ties broken by
 cos(phi(d_q), h_v), then creation order (Eq. 9), one ranking over both polarities.
 The context is the paper's "Retrieved Memory Format" (Prompts appendix).
 

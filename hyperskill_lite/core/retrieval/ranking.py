@@ -1,5 +1,5 @@
 """Skill ranking over the fused hyperedges (paper §3.4, Eqs. 6-9): E* = E_traj u E_sub
-(Eq. 6); candidates R_s = skills of E* (Eq. 7); kappa(v) = |{e in E* : v in e}|
+(Eq. 6); candidates R_s = skills of E* (Eq. 7); ``kappa(v) = |{e in E* : v in e}|``
 (Eq. 8); S_q = top-k_s of R_s by kappa, ties broken by cos(phi(d_q), h_v), then creation
 order (Eq. 9), one ranking over both polarities. The "flat" ablation (w/o hypergraph)
 ranks every skill by its cosine to the task instead.
