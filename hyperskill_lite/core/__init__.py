@@ -15,7 +15,7 @@ retrieval/       dual-path retrieval and co-occurrence ranking (Eqs. 4-9): subta
                  trajectory.py, ranking.py, context.py; `retrieve` composes them
 maintenance.py   pruning (Eq. 11), merges (Eq. 14), the maintenance cycle
 cooccurrence.py  W (Eq. 12) and propagation (Eq. 13), the structure merges are read on
-io.py            atomic, versioned, locked save / load
+io/              atomic, versioned, locked save / load; HIF interchange
 views.py         pandas and HyperNetX views
 meta.py          how hidden metadata combines when two elements become one
 dirlock.py       the directory write lock and fsync used by saves
