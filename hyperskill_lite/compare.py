@@ -306,12 +306,17 @@ def compare(
         "hyperskill"); must be among `methods`.
     stats_seed, n_boot : seed and replicate count of the bootstrap (stats.py).
 
-    Returns ``(table, rows)``: the table text (Table 1, then the paired differences) and
-    one dict per (method, seed, order) with SR, Steps, Calls, Tokens, CtxTokens,
-    MemCalls, MemTokens, TotalTokens, Latency (wall clock, the only field that differs
-    between two identical runs), N, context_share (the fraction of episodes that received
-    memory), NonEmpty, Injected and EmptyStore (memory health, runner/health.py), and
-    "outcomes" ([index, task id, success] per evaluated episode).
+    Returns
+    -------
+    table : str
+        The table text (Table 1, then the paired differences).
+    rows : list of dict
+        One dict per (method, seed, order) with SR, Steps, Calls, Tokens, CtxTokens,
+        MemCalls, MemTokens, TotalTokens, Latency (wall clock, the only field that
+        differs between two identical runs), N, context_share (the fraction of episodes
+        that received memory), NonEmpty, Injected and EmptyStore (memory health,
+        runner/health.py), and "outcomes" ([index, task id, success] per evaluated
+        episode).
     """
     grid = _grid(profile, episodes, seeds, methods, encoder, phrasing, jobs, judge, orders,
                  protocol, reference, log)
@@ -327,7 +332,7 @@ def compare(
 
 @dataclass
 class _Grid:
-    """compare's preset grid: its checked settings and its cells (sweep `Cell`s in
+    """compare's preset grid: its checked settings and its cells (sweep cells, `Cell`, in
     compare's folder layout, in the order (seed, order, method))."""
 
     profile: str
