@@ -23,7 +23,8 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
                   in (plugins through the ``hyperskill_lite.methods`` entry points) and
                   HyperSkill on the runner's interface;
 - at the top: ``types.py`` (the shared vocabulary), ``protocol.py`` (the evaluation
-  protocol: task order, frozen memory, self-exclusion), ``launch.py`` (one run from its settings), ``compare.py``,
+  protocol: task order, frozen memory, self-exclusion), ``launch.py`` (one run from its settings), ``compare.py``
+  (the Table-1 comparison; its tables in ``compare_tables.py``),
   ``stats.py`` (paired bootstrap intervals), ``explore.py`` (short runs with knobs and
   an ipywidgets panel), ``logs.py`` (the ``hyperskill_lite`` logger).
 

@@ -116,6 +116,8 @@ def bootstrap_ci(
     level : coverage of the interval (0.95: the 2.5 % and 97.5 % quantiles).
     scheme : "within-cell" or "hierarchical".
 
+    Notes
+    -----
     Draw order (what a reference implementation must repeat): within-cell, for each cell
     in order, ``rng.integers(0, n_c, size=(n_boot, n_c))``; hierarchical, first
     ``rng.integers(0, C, size=(n_boot, C))`` for the cells of each replicate, then for

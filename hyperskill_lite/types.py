@@ -39,6 +39,7 @@ __all__ = [
     "KeepsHypergraph",
     "KindedJudge",
     "Named",
+    "ThreadSafe",
     "ResolvesStructured",
     "ReportsUsage",
     "UsageTotals",
@@ -267,6 +268,21 @@ class Named(Protocol):
     """
 
     name: str
+
+
+@runtime_checkable
+class ThreadSafe(Protocol):
+    """An object that says in `thread_safe` whether several threads may call it at once:
+    core/embed.py's encoders (a lock around the model and the disk cache). Live sweep
+    cells in threads share one encoder only when it says so (sweep/execute.py).
+
+    >>> class Locked:
+    ...     thread_safe = True
+    >>> isinstance(Locked(), ThreadSafe), isinstance(object(), ThreadSafe)
+    (True, False)
+    """
+
+    thread_safe: bool
 
 
 @runtime_checkable

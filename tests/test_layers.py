@@ -36,7 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "methods": {"core", "types", "agent", "baselines"},
     "runner": {"core", "types", "agent", "protocol"},
     "compare": {"core", "types", "methods", "runner", "world", "protocol", "stats", "launch",
-                "sweep"},
+                "sweep", "compare_tables"},
+    "compare_tables": {"protocol", "stats"},  # compare's tables, from its rows
     "launch": {"core", "types", "agent", "world", "bench", "methods", "runner", "protocol"},
     "cli": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
             "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio", "_startup"},

@@ -138,9 +138,9 @@ def run_episodes(
         arguments is refused.
     observed : what this invocation found about the model server (preflight, probes),
         appended to run.json's ``observed`` list; never compared on resume.
-    usage : optional callable giving cumulative model usage counters (``{"calls",
-        "prompt_tokens", "completion_tokens", "agent_tokens", "memory_tokens",
-        "judge_tokens", ...}``, e.g. ``Usage.totals``) for per-episode accounting; default
+    usage : optional callable giving cumulative model usage counters, e.g. ``Usage.totals``
+        (``{"calls", "prompt_tokens", "completion_tokens", "agent_tokens",
+        "memory_tokens", "judge_tokens", ...}``) for per-episode accounting; default
         ``system.llm.usage.totals`` when the system's model keeps one (PromptedLLM's
         real counts, SimLLM's estimates from the real prompts).
     durable : True (default) snapshots the whole state after every episode and fsyncs
@@ -154,11 +154,14 @@ def run_episodes(
         may retrieve its own earlier hyperedges, and is written to run.json under
         "protocol". Records of a split run carry "phase" ("learn" or "eval").
 
-    Returns the records of all episodes (earlier ones read back on resume). Each record
-    also says how many context items the memory injected ("injected"), what its
-    retrieval did when it fell back or excluded something ("retrieval"), and, once,
-    after the first 10 % of the tasks, a "health_warning" when a memory method had
-    stored nothing (logged on the "hyperskill_lite.runner" logger too).
+    Returns
+    -------
+    list of dict
+        The records of all episodes (earlier ones read back on resume). Each record
+        also says how many context items the memory injected ("injected"), what its
+        retrieval did when it fell back or excluded something ("retrieval"), and,
+        once, after the first 10 % of the tasks, a "health_warning" when a memory
+        method had stored nothing (logged on the "hyperskill_lite.runner" logger too).
     """
     protocol = protocol if protocol is not None else EvalProtocol()
     _apply_protocol(system, protocol)

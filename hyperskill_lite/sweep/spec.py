@@ -1,39 +1,37 @@
 """A sweep file: the grid of runs (method x profile or benchmark x seed x backbone x config
-fields), read from TOML and checked field by field.
+fields), read from TOML and checked field by field::
 
-```toml
-[sweep]
-episodes = 20            # tasks per cell (default: every task of the profile / benchmark)
-encoder = "hashing"      # "minilm" (default) or "hashing"
-phrasing = "calibrated"  # SkillWorld's text model (default calibrated)
-reference = "hyperskill"  # optional: pair every setting with it too (besides no-memory)
-temperature = 0.7        # model settings for every backbone (see below)
-sandbox = "bwrap"        # live cells' python tool: bwrap (default) or process (weaker)
+    [sweep]
+    episodes = 20            # tasks per cell (default: every task of the profile / benchmark)
+    encoder = "hashing"      # "minilm" (default) or "hashing"
+    phrasing = "calibrated"  # SkillWorld's text model (default calibrated)
+    reference = "hyperskill"  # optional: pair every setting with it too (besides no-memory)
+    temperature = 0.7        # model settings for every backbone (see below)
+    sandbox = "bwrap"        # live cells' python tool: bwrap (default) or process (weaker)
 
-[grid]
-method = ["hyperskill", "memp"]
-profile = ["gaia", "xbench"]   # SkillWorld profiles (offline; no [[backbone]] needed)
-seed = [0, 1]
-order_seed = [42, 7]          # optional: task orders (run --order-seed; default 42)
-k = [2, 5]                     # optional config fields: k, rho, prune_mode
+    [grid]
+    method = ["hyperskill", "memp"]
+    profile = ["gaia", "xbench"]   # SkillWorld profiles (offline; no [[backbone]] needed)
+    seed = [0, 1]
+    order_seed = [42, 7]          # optional: task orders (run --order-seed; default 42)
+    k = [2, 5]                     # optional config fields: k, rho, prune_mode
 
-[[benchmark]]                  # live benchmarks instead of profiles (need a backbone)
-name = "gaia"                  # gaia | webwalkerqa | xbench
-data = "data/gaia/2023/validation"
-judge = "llm"                  # optional: exact | llm | self
-split = "validation"           # optional: "test" for GAIA's test split (a submission)
+    [[benchmark]]                  # live benchmarks instead of profiles (need a backbone)
+    name = "gaia"                  # gaia | webwalkerqa | xbench
+    data = "data/gaia/2023/validation"
+    judge = "llm"                  # optional: exact | llm | self
+    split = "validation"           # optional: "test" for GAIA's test split (a submission)
 
-[[backbone]]                   # live models (OpenAI-compatible)
-name = "qwen3-30b"
-model = "Qwen/Qwen3-30B-A3B"
-base_url = "http://gpu-node:8000/v1"
-key_env = "VLLM_KEY"           # the environment variable holding its key (optional)
-max_concurrent = 8             # cells at once against this server (default 4)
-extra_body = { chat_template_kwargs = { enable_thinking = false } }
-judge_model = "gpt-4o"         # the GT judge's own model and server (optional)
-judge_base_url = "https://api.openai.com/v1"
-judge_key_env = "OPENAI_API_KEY"
-```
+    [[backbone]]                   # live models (OpenAI-compatible)
+    name = "qwen3-30b"
+    model = "Qwen/Qwen3-30B-A3B"
+    base_url = "http://gpu-node:8000/v1"
+    key_env = "VLLM_KEY"           # the environment variable holding its key (optional)
+    max_concurrent = 8             # cells at once against this server (default 4)
+    extra_body = { chat_template_kwargs = { enable_thinking = false } }
+    judge_model = "gpt-4o"         # the GT judge's own model and server (optional)
+    judge_base_url = "https://api.openai.com/v1"
+    judge_key_env = "OPENAI_API_KEY"
 
 Model settings (`MODEL_FIELDS`, the `run` options of the same names: temperature, top_p,
 max_tokens, timeout, max_retries, extra_body, judge_model, judge_base_url,
