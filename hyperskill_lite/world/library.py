@@ -421,8 +421,9 @@ def _domains(
     template_ids: set[str] = set()
     for d in dom_d["domains"]:
         vocab = {k: tuple(v) for k, v in d["vocab"].items()}
-        templates = [_template(t, d["id"], vocab, archetypes, template_ids, fd)
-                     for t in d["templates"]]
+        templates = [
+            _template(t, d["id"], vocab, archetypes, template_ids, fd) for t in d["templates"]
+        ]
         lo, hi = d["years"]
         _check(hi - lo >= 12, fd, f"domain {d['id']!r}: years span must be at least 12")
         domains[d["id"]] = Domain(d["id"], d["label"], (int(lo), int(hi)), vocab, tuple(templates))
