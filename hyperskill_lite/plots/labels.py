@@ -110,6 +110,7 @@ def _ambiguous(box, i: int, centres: np.ndarray) -> bool:
 
 
 def _hits(box, rect) -> bool:
+    """The box overlaps the rectangle (x0, y0, x1, y1)."""
     return box.x0 < rect[2] and box.x1 > rect[0] and box.y0 < rect[3] and box.y1 > rect[1]
 
 

@@ -298,6 +298,7 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
 
 
 def _archetypes(arch_d: dict[str, Any], categories: set[str], f: Path) -> dict[str, Archetype]:
+    """The archetypes of archetypes.json (`f`), checked, by id."""
     archetypes: dict[str, Archetype] = {}
     for a in arch_d["archetypes"]:
         _check(a["id"] not in archetypes, f, f"duplicate archetype id {a['id']!r}")
@@ -324,6 +325,8 @@ def _latents(
     fs: Path,
     fe: Path,
 ) -> dict[str, Latent]:
+    """Helpful and spurious strategies (strategies.json, `fs`) and error patterns
+    (errors.json, `fe`), checked, by id."""
     latents: dict[str, Latent] = {}
     for s in strat_d["helpful"]:
         owner = f"strategy {s['id']!r}"
@@ -376,6 +379,7 @@ def _latents(
 def _check_archetype_refs(
     archetypes: dict[str, Archetype], latents: dict[str, Latent], f: Path
 ) -> None:
+    """Every archetype names a known strategy and known error patterns."""
     for a in archetypes.values():
         _check(
             latents.get(a.strategy, None) is not None and latents[a.strategy].kind == "strategy",
@@ -391,6 +395,7 @@ def _check_archetype_refs(
 
 
 def _phrase_tables(strat_d: dict[str, Any], fs: Path) -> tuple[dict[str, tuple[str, ...]], ...]:
+    """The merge closers, name suffixes and lead-ins of strategies.json, checked."""
     closers = {k: tuple(v) for k, v in strat_d["merge_closers"].items()}
     _check(
         set(closers) == {"success", "failure"} and all(closers.values()),
@@ -417,6 +422,7 @@ def _phrase_tables(strat_d: dict[str, Any], fs: Path) -> tuple[dict[str, tuple[s
 def _domains(
     dom_d: dict[str, Any], archetypes: dict[str, Archetype], fd: Path
 ) -> dict[str, Domain]:
+    """The domains of domains.json (`fd`) with their templates, checked, by id."""
     domains: dict[str, Domain] = {}
     template_ids: set[str] = set()
     for d in dom_d["domains"]:
@@ -438,6 +444,8 @@ def _template(
     template_ids: set[str],
     fd: Path,
 ) -> Template:
+    """One template of domain `domain_id`, checked against its vocabulary; its id joins
+    `template_ids`."""
     owner = f"template {t['id']!r}"
     _check(t["id"] not in template_ids, fd, f"duplicate template id {t['id']!r}")
     template_ids.add(t["id"])
@@ -478,6 +486,7 @@ def _template(
 def _profiles(
     prof_d: dict[str, Any], domains: dict[str, Domain], categories: set[str], fp: Path
 ) -> dict[str, Profile]:
+    """The benchmark profiles of profiles.json (`fp`), checked, by id."""
     profiles: dict[str, Profile] = {}
     for pid, p in prof_d["profiles"].items():
         bad = [k for k in p["domain_weights"] if k not in domains]
