@@ -69,6 +69,7 @@ from hyperskill_lite.llm.replies import scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.llm.usage import UsageSnapshot
 from hyperskill_lite.types import Episode, MemoryContext, ResolvesStructured, Task
 
 __all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
@@ -211,6 +212,24 @@ class AgentExecutor:
                 if note:
                     notes = note
         used = self.llm.usage.since(start)
+        return self._episode(task, context, steps, answer, error, stopped, protocol, used,
+                             memory_errors, reasoning)
+
+    def _episode(
+        self,
+        task: Task,
+        context: MemoryContext,
+        steps: list[Step],
+        answer: str | None,
+        error: str | None,
+        stopped: str,
+        protocol: str,
+        used: UsageSnapshot,
+        memory_errors: list[str],
+        reasoning: list[dict[str, Any]],
+    ) -> Episode:
+        """The Episode of a finished `run`: its trajectory text ends with the final answer,
+        the failure or the step limit; `used` is the usage of this episode's model calls."""
         n_calls = sum(len(s.tool_calls) for s in steps)
         tool_errors = [e for s in steps for e in s.errors]
         trajectory = "\n\n".join(s.text for s in steps)

@@ -148,16 +148,7 @@ def load_gaia(
         raise BenchmarkDataError(meta_path, f"this is the {folder_split} split but --split "
                                  f"{split} was asked for; point --data at the {split} "
                                  "folder or the snapshot root")
-    if meta_path.suffix == ".parquet":
-        rows = read_parquet_rows(meta_path)
-        if rows:
-            missing = [c for c in GAIA_COLUMNS if c not in rows[0][1]]
-            if missing:
-                raise BenchmarkDataError(
-                    meta_path, f"missing columns {missing}; it has {sorted(rows[0][1])}"
-                )
-    else:
-        rows = read_json_rows(meta_path)
+    rows = _read_metadata(meta_path)
     wanted = _level_filter(level)
     folder = meta_path.parent.resolve()
     root = folder.parent.parent  # the snapshot root in the 2023/<split>/ layout
@@ -169,48 +160,73 @@ def load_gaia(
                                  "test split; pass --split test to write a leaderboard "
                                  "submission (it is never judged)")
 
-    tasks = []
-    for row, rec in rows:
-        task_id = text_value(field(rec, ("task_id",), meta_path, row), "task_id", meta_path, row)
-        question = text_value(field(rec, ("Question",), meta_path, row), "Question", meta_path, row)
-        answer: str | None = text_value(
-            field(rec, ("Final answer",), meta_path, row), "Final answer", meta_path, row
-        )
-        if effective == "test":
-            answer = None  # withheld: scored by the leaderboard, never here
-        raw_level = field(rec, ("Level",), meta_path, row)
-        try:
-            lv = _parse_level(raw_level)
-        except ValueError:
-            raise BenchmarkDataError(
-                meta_path, f"Level {raw_level!r} is not a level number", row=row
-            ) from None
-        file_name = rec.get("file_name")
-        file_name = "" if file_name is None or file_name != file_name else str(file_name).strip()
-        file_path = None
-        if file_name:
-            fp = _attachment(meta_path, row, folder, file_name)
-            rel = rec.get("file_path")
-            if not fp.is_file() and isinstance(rel, str) and rel.strip():
-                # the parquet layout: relative to the snapshot
-                fp = _attachment(meta_path, row, root, rel.strip())
-            if check_files and not fp.is_file():
-                raise BenchmarkDataError(
-                    meta_path, f"attachment {file_name!r} not found (looked for {fp})", row=row
-                )
-            file_path = str(fp)
-        tasks.append(
-            Task(
-                id=task_id,
-                question=question,
-                answer=answer,
-                prompt=gaia_prompt(question, file_path),
-                benchmark="gaia",
-                meta={"row": row, "level": lv, "file_name": file_name, "file_path": file_path,
-                      "split": effective},
-            )
-        )
+    tasks = [_gaia_task(rec, row, meta_path, folder, root, effective, check_files)
+             for row, rec in rows]
     check_unique(tasks, meta_path)
     if wanted is not None:
         tasks = [t for t in tasks if t.meta["level"] in wanted]
     return tasks
+
+
+def _read_metadata(meta_path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a GAIA metadata file; a parquet file must have every `GAIA_COLUMNS`."""
+    if meta_path.suffix == ".parquet":
+        rows = read_parquet_rows(meta_path)
+        if rows:
+            missing = [c for c in GAIA_COLUMNS if c not in rows[0][1]]
+            if missing:
+                raise BenchmarkDataError(
+                    meta_path, f"missing columns {missing}; it has {sorted(rows[0][1])}"
+                )
+    else:
+        rows = read_json_rows(meta_path)
+    return rows
+
+
+def _gaia_task(
+    rec: dict[str, Any],
+    row: int,
+    meta_path: Path,
+    folder: Path,
+    root: Path,
+    effective: str,
+    check_files: bool,
+) -> Task:
+    """One metadata row as a `load_gaia` task of the split `effective`."""
+    task_id = text_value(field(rec, ("task_id",), meta_path, row), "task_id", meta_path, row)
+    question = text_value(field(rec, ("Question",), meta_path, row), "Question", meta_path, row)
+    answer: str | None = text_value(
+        field(rec, ("Final answer",), meta_path, row), "Final answer", meta_path, row
+    )
+    if effective == "test":
+        answer = None  # withheld: scored by the leaderboard, never here
+    raw_level = field(rec, ("Level",), meta_path, row)
+    try:
+        lv = _parse_level(raw_level)
+    except ValueError:
+        raise BenchmarkDataError(
+            meta_path, f"Level {raw_level!r} is not a level number", row=row
+        ) from None
+    file_name = rec.get("file_name")
+    file_name = "" if file_name is None or file_name != file_name else str(file_name).strip()
+    file_path = None
+    if file_name:
+        fp = _attachment(meta_path, row, folder, file_name)
+        rel = rec.get("file_path")
+        if not fp.is_file() and isinstance(rel, str) and rel.strip():
+            # the parquet layout: relative to the snapshot
+            fp = _attachment(meta_path, row, root, rel.strip())
+        if check_files and not fp.is_file():
+            raise BenchmarkDataError(
+                meta_path, f"attachment {file_name!r} not found (looked for {fp})", row=row
+            )
+        file_path = str(fp)
+    return Task(
+        id=task_id,
+        question=question,
+        answer=answer,
+        prompt=gaia_prompt(question, file_path),
+        benchmark="gaia",
+        meta={"row": row, "level": lv, "file_name": file_name, "file_path": file_path,
+              "split": effective},
+    )

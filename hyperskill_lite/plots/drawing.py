@@ -262,7 +262,6 @@ def draw_hypergraph(
     import hypernetx as hnx
     import matplotlib.pyplot as plt
     from hypernetx.drawing.rubber_band import get_default_radius
-    from matplotlib.colors import to_rgba
 
     setsystem = _setsystem(memory, edge_ids)
     if not setsystem:
@@ -274,24 +273,67 @@ def draw_hypergraph(
     role = {i: node_role(i, v.polarity) for i, v in nodes.items()}
     edge_color = {e: COLORS["success_edge" if views[e].success else "failure_edge"]
                   for e in setsystem}
+    pos = _drawing_pos(memory, ax, setsystem, H.nodes, seed, pos)
+    radius = {i: (0.55 if role[i] == "subtask" else 1.25) for i in nodes}
+    _draw_bands(H, pos, ax, radius, role, edge_color)
+    r0 = get_default_radius(H, pos)
+    node_ids = list(H.nodes)
+    _frame(ax, np.array([pos[i] for i in node_ids] + [pos[e] for e in setsystem]), r0)
+    for i in highlight:
+        if i in pos:
+            ax.add_patch(plt.Circle(pos[i], 1.9 * r0 * radius.get(i, 1.25), fill=False,
+                                    ec=COLORS["highlight"], lw=3, zorder=5))
+    for e in setsystem:
+        x, y = pos[e]
+        ok = views[e].success
+        ax.plot(x, y, marker="D" if ok else "s", ms=8, mfc="white", mec=edge_color[e], mew=2)
+        ax.annotate(e, (x, y), xytext=(0, -12), textcoords="offset points", ha="center",
+                    fontsize=fontsize - 1, color=edge_color[e])
+    if title:
+        ax.set_title(title)
+    labels = _node_labels(nodes, role, node_ids, label_width, label_wrap, subtask_labels)
+    _place_node_labels(ax, pos, node_ids, labels, [r0 * radius[i] for i in node_ids],
+                       [pos[e] for e in setsystem], fontsize)
+    if legend:
+        handles = hypergraph_legend_handles(highlight_label if len(highlight) else None)
+        wide = ax.figure.get_size_inches()[0] > 1.4 * COLUMN_IN  # else two rows of entries
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  ncol=len(handles) if wide else 3, fontsize=fontsize, frameon=False)
+    return ax
+
+
+def _drawing_pos(memory: HypergraphMemory, ax, setsystem: dict[str, list[str]], node_ids: Any,
+                 seed: int, pos: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+    """The positions `draw_hypergraph` draws at: without `pos`, `hypergraph_layout` shaped
+    to the axes; else a copy of `pos` where a hyperedge it misses sits at the mean of its
+    placed nodes (ValueError if none is placed), then a node it misses at the mean of the
+    hyperedges holding it."""
     if pos is None:
         box = ax.get_position()
         fw, fh = ax.figure.get_size_inches()
-        pos = hypergraph_layout(memory, list(setsystem), seed,
-                                aspect=float(np.clip(box.width * fw / (box.height * fh), 0.8, 2.5)))
-    else:
-        pos = {k: np.asarray(v, dtype=float) for k, v in pos.items()}
-        for e, members in setsystem.items():
-            if e not in pos:
-                known = [pos[i] for i in members if i in pos]
-                if not known:
-                    raise ValueError(f"draw_hypergraph: pos places neither hyperedge {e} "
-                                     "nor any of its nodes")
-                pos[e] = np.mean(known, axis=0)
-        for i in H.nodes:
-            if i not in pos:
-                pos[i] = np.mean([pos[e] for e, m in setsystem.items() if i in m], axis=0)
-    radius = {i: (0.55 if role[i] == "subtask" else 1.25) for i in nodes}
+        return hypergraph_layout(memory, list(setsystem), seed,
+                                 aspect=float(np.clip(box.width * fw / (box.height * fh), 0.8, 2.5)))
+    pos = {k: np.asarray(v, dtype=float) for k, v in pos.items()}
+    for e, members in setsystem.items():
+        if e not in pos:
+            known = [pos[i] for i in members if i in pos]
+            if not known:
+                raise ValueError(f"draw_hypergraph: pos places neither hyperedge {e} "
+                                 "nor any of its nodes")
+            pos[e] = np.mean(known, axis=0)
+    for i in node_ids:
+        if i not in pos:
+            pos[i] = np.mean([pos[e] for e, m in setsystem.items() if i in m], axis=0)
+    return pos
+
+
+def _draw_bands(H: Any, pos: dict[str, np.ndarray], ax, radius: dict[str, float],
+                role: dict[str, str], edge_color: dict[str, str]) -> None:
+    """HyperNetX's rubber bands for `draw_hypergraph`: hulls filled faintly in each
+    hyperedge's colour, nodes coloured by role, no labels (placed afterwards)."""
+    import hypernetx as hnx
+    from matplotlib.colors import to_rgba
+
     hnx.draw(
         H,
         pos=pos,
@@ -310,47 +352,42 @@ def draw_hypergraph(
         with_node_labels=False,
         with_edge_labels=False,
     )
-    r0 = get_default_radius(H, pos)
-    node_ids = list(H.nodes)
-    xy = np.array([pos[i] for i in node_ids] + [pos[e] for e in setsystem])
+
+
+def _place_node_labels(ax, pos: dict[str, np.ndarray], node_ids: list[str], labels: list[str],
+                       radii: list[float], edge_xy: list[np.ndarray], fontsize: float) -> None:
+    """Place the node labels of `draw_hypergraph` (`place_labels`) clear of the nodes (radii
+    in data units) and of each hyperedge's marker at `edge_xy` and its id below it."""
+    fig = ax.figure
+    fig.canvas.draw()  # fixes the equal-aspect limits before labels are measured
+    pt_per_data = (ax.transData.transform((1.0, 0.0))[0] - ax.transData.transform((0.0, 0.0))[0]) \
+        * 72.0 / fig.dpi
+    markers = [(x, y - dy / pt_per_data, 8.0) for x, y in edge_xy
+               for dy in (0.0, 12.0)]  # the hyperedge's marker and its id below it
+    place_labels(ax, [pos[i][0] for i in node_ids], [pos[i][1] for i in node_ids], labels,
+                 radii_pt=[r * pt_per_data for r in radii], fontsize=fontsize,
+                 avoid=markers, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                                      "alpha": 0.7})
+
+
+def _frame(ax, xy: np.ndarray, r0: float) -> None:
+    """Equal aspect and limits around the drawn points `xy` (n, 2), with room for labels."""
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     span = np.maximum(hi - lo, 1e-9)
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlim(lo[0] - 0.3 * span[0] - 4 * r0, hi[0] + 0.3 * span[0] + 4 * r0)
     ax.set_ylim(lo[1] - 0.22 * span[1] - 4 * r0, hi[1] + 0.22 * span[1] + 4 * r0)
-    for i in highlight:
-        if i in pos:
-            ax.add_patch(plt.Circle(pos[i], 1.9 * r0 * radius.get(i, 1.25), fill=False,
-                                    ec=COLORS["highlight"], lw=3, zorder=5))
-    for e in setsystem:
-        x, y = pos[e]
-        ok = views[e].success
-        ax.plot(x, y, marker="D" if ok else "s", ms=8, mfc="white", mec=edge_color[e], mew=2)
-        ax.annotate(e, (x, y), xytext=(0, -12), textcoords="offset points", ha="center",
-                    fontsize=fontsize - 1, color=edge_color[e])
-    if title:
-        ax.set_title(title)
-    fig = ax.figure
-    fig.canvas.draw()  # fixes the equal-aspect limits before labels are measured
-    pt_per_data = (ax.transData.transform((1.0, 0.0))[0] - ax.transData.transform((0.0, 0.0))[0]) \
-        * 72.0 / fig.dpi
-    markers = [(x, y - dy / pt_per_data, 8.0) for x, y in (pos[e] for e in setsystem)
-               for dy in (0.0, 12.0)]  # the hyperedge's marker and its id below it
+
+
+def _node_labels(nodes: dict, role: dict[str, str], node_ids: list[str], label_width: int,
+                 label_wrap: int, subtask_labels: bool) -> list[str]:
+    """The label of each of `node_ids`: skills and mistakes by name (`short_labels`,
+    `wrap_label`), subtasks by id if `subtask_labels`, else empty."""
     named = [i for i in node_ids if role[i] != "subtask"]
     cut = dict(zip(named, (wrap_label(t, label_wrap) for t in short_labels(
         [nodes[i].name or nodes[i].content for i in named], label_width, ids=named))))
-    labels = [cut[i] if role[i] != "subtask" else (i if subtask_labels else "")
-              for i in node_ids]
-    place_labels(ax, [pos[i][0] for i in node_ids], [pos[i][1] for i in node_ids], labels,
-                 radii_pt=[r0 * radius[i] * pt_per_data for i in node_ids], fontsize=fontsize,
-                 avoid=markers, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
-                                      "alpha": 0.7})
-    if legend:
-        handles = hypergraph_legend_handles(highlight_label if len(highlight) else None)
-        wide = ax.figure.get_size_inches()[0] > 1.4 * COLUMN_IN  # else two rows of entries
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                  ncol=len(handles) if wide else 3, fontsize=fontsize, frameon=False)
-    return ax
+    return [cut[i] if role[i] != "subtask" else (i if subtask_labels else "")
+            for i in node_ids]
 
 
 def draw_before_after(

@@ -4,6 +4,7 @@ alike, wrapped onto two lines) and their placement without overlaps."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,25 +38,8 @@ def place_labels(
     for x, y, r in avoid:
         (px, py), rp = ax.transData.transform((x, y)), r * fig.dpi / 72.0
         discs.append((px - rp, py - rp, px + rp, py + rp))
-    angles = np.deg2rad([0, 180, 90, 270, 45, 135, 315, 225,
-                         22.5, 157.5, 67.5, 112.5, 337.5, 202.5, 292.5, 247.5])
-    dirs = [(float(np.cos(t)), float(np.sin(t))) for t in angles]
     inside = ax.get_window_extent(renderer)
-
     centres = np.array([((d[0] + d[2]) / 2, (d[1] + d[3]) / 2) for d in discs])
-
-    def ambiguous(box, i: int) -> bool:
-        """Another point is about as close to the label box as point i (within 8 px)."""
-        dx = np.maximum(np.maximum(box.x0 - centres[:, 0], centres[:, 0] - box.x1), 0.0)
-        dy = np.maximum(np.maximum(box.y0 - centres[:, 1], centres[:, 1] - box.y1), 0.0)
-        d = np.hypot(dx, dy)
-        own = d[i]
-        d[i] = np.inf
-        return bool(d.min() < own + 8.0)
-
-    def hits(box, rect) -> bool:
-        return box.x0 < rect[2] and box.x1 > rect[0] and box.y0 < rect[3] and box.y1 > rect[1]
-
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
     crowd = (dist < 60.0).sum(axis=1)
     placed: list[Any] = []
@@ -63,42 +47,71 @@ def place_labels(
     for i in sorted(range(n), key=lambda j: (-crowd[j], pts[j, 0])):
         if not labels[i]:
             continue
-        best = None  # (overlaps, gap, text, box)
-        for gap in (3.0, 9.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0):
-            for dx, dy in dirs:
-                off = (dx * (r_pt[i] + gap), dy * (r_pt[i] + gap))
-                ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
-                va = "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center"
-                t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=off, textcoords="offset points",
-                                ha=ha, va=va, fontsize=fontsize, **text_kw)
-                box = t.get_window_extent(renderer).padded(pad_px)
-                bad = (sum(box.overlaps(b) for b in placed)
-                       + sum(hits(box.padded(3.0), d) for j, d in enumerate(discs) if j != i)
-                       + 10 * (box.x0 < inside.x0 or box.x1 > inside.x1
-                               or box.y0 < inside.y0 or box.y1 > inside.y1)
-                       + 0.5 * (gap < 18.0 and ambiguous(box, i)))  # no leader line: read as a neighbour's
-                if best is None or bad < best[0]:
-                    if best is not None:
-                        best[2].remove()
-                    best = (bad, gap, t, box)
-                else:
-                    t.remove()
-                if bad == 0:
-                    break
-            if best is not None and best[0] == 0:
-                break
-        _, gap, t, box = best  # type: ignore[misc]
+        annotate = partial(ax.annotate, labels[i], (xs[i], ys[i]), textcoords="offset points",
+                           fontsize=fontsize, **text_kw)  # takes xytext, ha, va
+        gap, t, box = _best_spot(annotate, renderer, i, float(r_pt[i]), discs, centres, placed,
+                                 inside, pad_px)
         if gap >= 18.0:
             t.arrow_patch = None
             t.remove()
-            pos = t.xyann
-            t = ax.annotate(labels[i], (xs[i], ys[i]), xytext=pos, textcoords="offset points",
-                            ha=t.get_ha(), va=t.get_va(), fontsize=fontsize, **text_kw,
-                            arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey",
-                                        "shrinkA": 0, "shrinkB": r_pt[i]})
+            t = annotate(xytext=t.xyann, ha=t.get_ha(), va=t.get_va(),
+                         arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey",
+                                     "shrinkA": 0, "shrinkB": r_pt[i]})
         placed.append(box)
         out[i] = t
     return [out.get(i) for i in range(n)]
+
+
+# The sixteen directions a label tries around its disc, in order, and the gaps (points).
+_DIRS = [(float(np.cos(t)), float(np.sin(t))) for t in np.deg2rad(
+    [0, 180, 90, 270, 45, 135, 315, 225, 22.5, 157.5, 67.5, 112.5, 337.5, 202.5, 292.5, 247.5])]
+_GAPS = (3.0, 9.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0)
+
+
+def _best_spot(annotate, renderer, i: int, r_pt: float, discs: list, centres: np.ndarray,
+               placed: list, inside: Any, pad_px: float) -> tuple[float, Any, Any]:
+    """`place_labels`' search for label i: the first free spot or else the one with the
+    fewest overlaps, as (gap, annotation, padded box); every other try is removed."""
+    best = None  # (overlaps, gap, text, box)
+    for gap in _GAPS:
+        for dx, dy in _DIRS:
+            off = (dx * (r_pt + gap), dy * (r_pt + gap))
+            ha = "left" if dx > 0.3 else "right" if dx < -0.3 else "center"
+            va = "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center"
+            t = annotate(xytext=off, ha=ha, va=va)
+            box = t.get_window_extent(renderer).padded(pad_px)
+            bad = (sum(box.overlaps(b) for b in placed)
+                   + sum(_hits(box.padded(3.0), d) for j, d in enumerate(discs) if j != i)
+                   + 10 * (box.x0 < inside.x0 or box.x1 > inside.x1
+                           or box.y0 < inside.y0 or box.y1 > inside.y1)
+                   + 0.5 * (gap < 18.0 and _ambiguous(box, i, centres)))  # no leader line: read as a neighbour's
+            if best is None or bad < best[0]:
+                if best is not None:
+                    best[2].remove()
+                best = (bad, gap, t, box)
+            else:
+                t.remove()
+            if bad == 0:
+                break
+        if best is not None and best[0] == 0:
+            break
+    _, gap, t, box = best  # type: ignore[misc]
+    return gap, t, box
+
+
+def _ambiguous(box, i: int, centres: np.ndarray) -> bool:
+    """Another point is about as close to the label box as point i (within 8 px)."""
+    dx = np.maximum(np.maximum(box.x0 - centres[:, 0], centres[:, 0] - box.x1), 0.0)
+    dy = np.maximum(np.maximum(box.y0 - centres[:, 1], centres[:, 1] - box.y1), 0.0)
+    d = np.hypot(dx, dy)
+    own = d[i]
+    d[i] = np.inf
+    return bool(d.min() < own + 8.0)
+
+
+def _hits(box, rect) -> bool:
+    """The box overlaps the rectangle (x0, y0, x1, y1)."""
+    return box.x0 < rect[2] and box.x1 > rect[0] and box.y0 < rect[3] and box.y1 > rect[1]
 
 
 def _short(text: str, width: int) -> str:

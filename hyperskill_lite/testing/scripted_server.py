@@ -289,125 +289,131 @@ def _error_body(status: int, message: str) -> str:
     )
 
 
-def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # else every kept-alive reply stalls ~40 ms
+class _ScriptedHandler(BaseHTTPRequestHandler):
+    """Answers for the `ScriptedServer` it is made for (`_make_handler`; ``self.server`` is
+    the HTTP server): /models, audio transcriptions and chat completions from the script."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+    scripted: ScriptedServer
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # else every kept-alive reply stalls ~40 ms
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+        return
+
+    def _send(
+        self,
+        status: int,
+        body: str,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        data = body.encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            pass
+
+    def _authorised(self) -> bool:
+        if self.scripted.api_key is None:
+            return True
+        if self.headers.get("Authorization", "") == f"Bearer {self.scripted.api_key}":
+            return True
+        self._send(401, _error_body(401, "Incorrect API key provided"))
+        return False
+
+    def do_GET(self) -> None:
+        if not self._authorised():
             return
+        if self.path.rstrip("/").endswith("/models"):
+            listed = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+                      for m in self.scripted.models]
+            self._send(200, json.dumps({"object": "list", "data": listed}))
+        else:
+            self._send(404, _error_body(404, f"no route {self.path}"))
 
-        def _send(
-            self,
-            status: int,
-            body: str,
-            content_type: str = "application/json",
-            headers: dict[str, str] | None = None,
-        ) -> None:
-            data = body.encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                pass
-
-        def _authorised(self) -> bool:
-            if server.api_key is None:
-                return True
-            if self.headers.get("Authorization", "") == f"Bearer {server.api_key}":
-                return True
-            self._send(401, _error_body(401, "Incorrect API key provided"))
-            return False
-
-        def do_GET(self) -> None:
-            if not self._authorised():
-                return
-            if self.path.rstrip("/").endswith("/models"):
-                listed = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
-                          for m in server.models]
-                self._send(200, json.dumps({"object": "list", "data": listed}))
-            else:
-                self._send(404, _error_body(404, f"no route {self.path}"))
-
-        def do_POST(self) -> None:
-            arrived = time.monotonic()
-            length = int(self.headers.get("Content-Length", "0"))
-            raw_body = self.rfile.read(length)
-            if not self._authorised():
-                return
-            if self.path.rstrip("/").endswith("/audio/transcriptions"):
-                if not server.transcription:
-                    self._send(404, _error_body(404, f"no route {self.path}"))
-                    return
-                with server._lock:
-                    server.audio.append(len(raw_body))
-                self._send(200, json.dumps({"text": server.transcript}))
-                return
-            if not self.path.rstrip("/").endswith("/chat/completions"):
+    def do_POST(self) -> None:
+        arrived = time.monotonic()
+        length = int(self.headers.get("Content-Length", "0"))
+        raw_body = self.rfile.read(length)
+        if not self._authorised():
+            return
+        if self.path.rstrip("/").endswith("/audio/transcriptions"):
+            if not self.scripted.transcription:
                 self._send(404, _error_body(404, f"no route {self.path}"))
                 return
-            try:
-                request = json.loads(raw_body or b"{}")
-            except json.JSONDecodeError:
-                self._send(400, _error_body(400, "request body is not JSON"))
-                return
-            if request.get("stream"):
-                self._send(400, _error_body(400, "ScriptedServer does not stream"))
-                return
-            if server.latency:
-                time.sleep(server.latency)
-            if request.get("tools") and not server.tools_supported:
-                server._keep(request, arrived)
-                self._send(400, _error_body(400, VLLM_NO_TOOLS_MESSAGE))
-                return
-            if not server.vision and _has_image(request):
-                server._keep(request, arrived)
-                self._send(400, _error_body(
-                    400, "this model does not accept image input (it is not multimodal)"))
-                return
-            fmt = request.get("response_format")
-            kind = fmt.get("type") if isinstance(fmt, dict) else None
-            if kind is not None and kind not in server.structured:
-                server._keep(request, arrived)
-                self._send(400, _error_body(
-                    400, f"response_format type {kind!r} is not supported by this server"))
-                return
-            if _is_probe(request):
-                server._keep(request, arrived)
-                if request["messages"] == TOOL_PROBE_MESSAGES:
-                    probe = tool_call("ping", {"x": 1})
-                elif request["messages"] == VISION_PROBE_MESSAGES:
-                    probe = text("red")
-                else:
-                    probe = text(json.dumps({"ok": True, "word": "ready"}))
-                self._send(200, json.dumps(server._completion(request, probe, 0)))
-                return
-            try:
-                reply, n = server._next_reply(request, arrived)
-            except Exception as exc:  # a responder bug: answer 500 and keep it for the test
-                server.errors.append(exc)
-                self._send(500, _error_body(500, f"responder raised {type(exc).__name__}: {exc}"))
-                return
-            if reply.delay:
-                time.sleep(reply.delay)
-            if reply.body is not None:
-                self._send(reply.status, reply.body, reply.content_type, reply.headers)
-            elif reply.status != 200:
-                self._send(
-                    reply.status,
-                    _error_body(reply.status, reply.error_message),
-                    headers=reply.headers,
-                )
+            with self.scripted._lock:
+                self.scripted.audio.append(len(raw_body))
+            self._send(200, json.dumps({"text": self.scripted.transcript}))
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, _error_body(404, f"no route {self.path}"))
+            return
+        try:
+            request = json.loads(raw_body or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, _error_body(400, "request body is not JSON"))
+            return
+        if request.get("stream"):
+            self._send(400, _error_body(400, "ScriptedServer does not stream"))
+            return
+        if self.scripted.latency:
+            time.sleep(self.scripted.latency)
+        if request.get("tools") and not self.scripted.tools_supported:
+            self.scripted._keep(request, arrived)
+            self._send(400, _error_body(400, VLLM_NO_TOOLS_MESSAGE))
+            return
+        if not self.scripted.vision and _has_image(request):
+            self.scripted._keep(request, arrived)
+            self._send(400, _error_body(
+                400, "this model does not accept image input (it is not multimodal)"))
+            return
+        fmt = request.get("response_format")
+        kind = fmt.get("type") if isinstance(fmt, dict) else None
+        if kind is not None and kind not in self.scripted.structured:
+            self.scripted._keep(request, arrived)
+            self._send(400, _error_body(
+                400, f"response_format type {kind!r} is not supported by this server"))
+            return
+        if _is_probe(request):
+            self.scripted._keep(request, arrived)
+            if request["messages"] == TOOL_PROBE_MESSAGES:
+                probe = tool_call("ping", {"x": 1})
+            elif request["messages"] == VISION_PROBE_MESSAGES:
+                probe = text("red")
             else:
-                body = json.dumps(server._completion(request, reply, n), ensure_ascii=False)
-                self._send(200, body, headers=reply.headers)
+                probe = text(json.dumps({"ok": True, "word": "ready"}))
+            self._send(200, json.dumps(self.scripted._completion(request, probe, 0)))
+            return
+        try:
+            reply, n = self.scripted._next_reply(request, arrived)
+        except Exception as exc:  # a responder bug: answer 500 and keep it for the test
+            self.scripted.errors.append(exc)
+            self._send(500, _error_body(500, f"responder raised {type(exc).__name__}: {exc}"))
+            return
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.body is not None:
+            self._send(reply.status, reply.body, reply.content_type, reply.headers)
+        elif reply.status != 200:
+            self._send(
+                reply.status,
+                _error_body(reply.status, reply.error_message),
+                headers=reply.headers,
+            )
+        else:
+            body = json.dumps(self.scripted._completion(request, reply, n), ensure_ascii=False)
+            self._send(200, body, headers=reply.headers)
 
-    return Handler
+
+def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    """The request handler class answering for `server`."""
+    return type("Handler", (_ScriptedHandler,), {"scripted": server})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -261,125 +261,131 @@ def _completion(model: str, text: str) -> dict[str, Any]:
             "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62}}
 
 
+class _TestWebHandler(BaseHTTPRequestHandler):
+    """Serves the `web` it is made for (`_handler`): its pages, files, redirects, search
+    providers and OpenAI-style endpoints; every request is recorded in ``web.requests``."""
+
+    web: TestWeb
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _send(self, status: int, body: bytes | str, ctype: str = "text/html; charset=utf-8",
+              headers: dict[str, str] | None = None) -> None:
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _json(self, status: int, obj: Any) -> None:
+        self._send(status, json.dumps(obj), "application/json")
+
+    def _record(self, body: bytes) -> dict[str, Any]:
+        parts = urllib.parse.urlsplit(self.path)
+        rec: dict[str, Any] = {
+            "method": self.command, "path": parts.path,
+            "query": dict(urllib.parse.parse_qsl(parts.query)),
+            "headers": {k.lower(): v for k, v in self.headers.items()}, "body": None}
+        ctype = self.headers.get("Content-Type", "")
+        if body and "json" in ctype:
+            rec["body"] = json.loads(body)
+        elif body and ctype.startswith("multipart/form-data"):
+            msg = BytesParser(policy=_email_policy).parsebytes(
+                b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + body)
+            form = {}
+            for part in msg.iter_parts():
+                name = part.get_param("name", header="content-disposition")
+                payload = part.get_payload(decode=True)
+                form[name] = ({"filename": part.get_filename(), "bytes": payload}
+                              if part.get_filename() else payload.decode("utf-8"))
+            rec["body"] = form
+        with self.web._lock:
+            self.web.requests.append(rec)
+        return rec
+
+    def do_GET(self) -> None:
+        self._route(self._record(b""))
+
+    def do_POST(self) -> None:
+        n = int(self.headers.get("Content-Length", "0") or 0)
+        self._route(self._record(self.rfile.read(n)))
+
+    def _route(self, rec: dict[str, Any]) -> None:  # noqa: C901 (one table of routes)
+        path, q, hdr = rec["path"], rec["query"], rec["headers"]
+        body = rec["body"] if isinstance(rec["body"], dict) else {}
+        if path in self.web.pages:
+            return self._send(200, page_html(*self.web.pages[path]))
+        if path.startswith("/files/") and path[7:] in self.web.files:
+            f = self.web.files[path[7:]]
+            ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+            return self._send(200, f.read_bytes(), ctype)
+        redirects = {"/redirect": "/ships/grey-petrel",
+                     "/redirect-localhost": f"http://localhost:{self.web.port}/visit",
+                     "/redirect-metadata": "http://169.254.169.254/latest/meta-data/",
+                     "/redirect-private": "http://10.0.0.7/admin",
+                     "/redirect-ipv6": f"http://[::1]:{self.web.port}/visit"}
+        if path in redirects:
+            return self._send(302, "", headers={"Location": redirects[path]})
+        if path == "/flaky":
+            with self.web._lock:
+                self.web._flaky_seen += 1
+                first = self.web._flaky_seen == 1
+            if first:
+                return self._send(429, "slow down", "text/plain", {"Retry-After": "1"})
+            return self._send(200, page_html(*self.web.pages["/visit"]))
+        if path == "/notes.txt":
+            return self._send(200, "Plain notes: the quay is 400 metres long.", "text/plain")
+        provider = _provider_at(path)
+        if provider is not None:
+            return self._search(provider, q, hdr, body)
+        if path.startswith(("/vision/v1/", "/textonly/v1/")):
+            return self._openai(path, rec, body)
+        self._send(404, "<h1>Not found</h1>")
+
+    def _search(self, provider: type[SearchProvider], q: dict, hdr: dict,
+                body: dict) -> None:
+        """The provider's `sample_reply` over this web's pages ranked by BM25; a keyed
+        provider's endpoint answers 401 unless its key is in a header, the query
+        string or the JSON body."""
+        key = KEYS.get(provider.name)
+        sent = [*hdr.values(), *q.values(), *(v for v in body.values() if isinstance(v, str))]
+        if key is not None and not any(key == v.removeprefix("Bearer ") for v in sent):
+            return self._json(401, {"message": "Unauthorized.", "statusCode": 401})
+        query, k = provider.sample_query(q, body)
+        self._json(200, provider.sample_reply(query, self.web.hits(query, k)))
+
+    def _openai(self, path: str, rec: dict, body: dict) -> None:
+        capable = path.startswith("/vision/")
+        if path.endswith("/models"):
+            return self._json(200, {"object": "list", "data": [
+                {"id": "fake-vision", "object": "model", "created": 0, "owned_by": "testweb"}]})
+        if path.endswith("/audio/transcriptions"):
+            if not capable:
+                return self._json(404, {"detail": "Not Found"})
+            f = body.get("file") or {}
+            known = hashlib.sha256(self.web.files["greeting.wav"].read_bytes()).hexdigest()
+            got = hashlib.sha256(f.get("bytes") or b"").hexdigest()
+            return self._json(200, {"text": WAV_TRANSCRIPT if got == known
+                                    else "(unrecognised audio)"})
+        if path.endswith("/chat/completions"):
+            model = body.get("model", "fake-vision")
+            if _has_image(body) and not capable:
+                return self._json(400, {"error": {
+                    "message": f"{model} is not a multimodal model",
+                    "type": "BadRequestError", "code": 400}})
+            text = _image_answer(body) or "FINAL ANSWER: nothing to look at"
+            return self._json(200, _completion(model, text))
+        self._json(404, {"detail": "Not Found"})
+
+
 def _handler(web: TestWeb) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def _send(self, status: int, body: bytes | str, ctype: str = "text/html; charset=utf-8",
-                  headers: dict[str, str] | None = None) -> None:
-            data = body.encode("utf-8") if isinstance(body, str) else body
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def _json(self, status: int, obj: Any) -> None:
-            self._send(status, json.dumps(obj), "application/json")
-
-        def _record(self, body: bytes) -> dict[str, Any]:
-            parts = urllib.parse.urlsplit(self.path)
-            rec: dict[str, Any] = {
-                "method": self.command, "path": parts.path,
-                "query": dict(urllib.parse.parse_qsl(parts.query)),
-                "headers": {k.lower(): v for k, v in self.headers.items()}, "body": None}
-            ctype = self.headers.get("Content-Type", "")
-            if body and "json" in ctype:
-                rec["body"] = json.loads(body)
-            elif body and ctype.startswith("multipart/form-data"):
-                msg = BytesParser(policy=_email_policy).parsebytes(
-                    b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + body)
-                form = {}
-                for part in msg.iter_parts():
-                    name = part.get_param("name", header="content-disposition")
-                    payload = part.get_payload(decode=True)
-                    form[name] = ({"filename": part.get_filename(), "bytes": payload}
-                                  if part.get_filename() else payload.decode("utf-8"))
-                rec["body"] = form
-            with web._lock:
-                web.requests.append(rec)
-            return rec
-
-        def do_GET(self) -> None:
-            self._route(self._record(b""))
-
-        def do_POST(self) -> None:
-            n = int(self.headers.get("Content-Length", "0") or 0)
-            self._route(self._record(self.rfile.read(n)))
-
-        def _route(self, rec: dict[str, Any]) -> None:  # noqa: C901 (one table of routes)
-            path, q, hdr = rec["path"], rec["query"], rec["headers"]
-            body = rec["body"] if isinstance(rec["body"], dict) else {}
-            if path in web.pages:
-                return self._send(200, page_html(*web.pages[path]))
-            if path.startswith("/files/") and path[7:] in web.files:
-                f = web.files[path[7:]]
-                ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
-                return self._send(200, f.read_bytes(), ctype)
-            redirects = {"/redirect": "/ships/grey-petrel",
-                         "/redirect-localhost": f"http://localhost:{web.port}/visit",
-                         "/redirect-metadata": "http://169.254.169.254/latest/meta-data/",
-                         "/redirect-private": "http://10.0.0.7/admin",
-                         "/redirect-ipv6": f"http://[::1]:{web.port}/visit"}
-            if path in redirects:
-                return self._send(302, "", headers={"Location": redirects[path]})
-            if path == "/flaky":
-                with web._lock:
-                    web._flaky_seen += 1
-                    first = web._flaky_seen == 1
-                if first:
-                    return self._send(429, "slow down", "text/plain", {"Retry-After": "1"})
-                return self._send(200, page_html(*web.pages["/visit"]))
-            if path == "/notes.txt":
-                return self._send(200, "Plain notes: the quay is 400 metres long.", "text/plain")
-            provider = _provider_at(path)
-            if provider is not None:
-                return self._search(provider, q, hdr, body)
-            if path.startswith(("/vision/v1/", "/textonly/v1/")):
-                return self._openai(path, rec, body)
-            self._send(404, "<h1>Not found</h1>")
-
-        def _search(self, provider: type[SearchProvider], q: dict, hdr: dict,
-                    body: dict) -> None:
-            """The provider's `sample_reply` over this web's pages ranked by BM25; a keyed
-            provider's endpoint answers 401 unless its key is in a header, the query
-            string or the JSON body."""
-            key = KEYS.get(provider.name)
-            sent = [*hdr.values(), *q.values(), *(v for v in body.values() if isinstance(v, str))]
-            if key is not None and not any(key == v.removeprefix("Bearer ") for v in sent):
-                return self._json(401, {"message": "Unauthorized.", "statusCode": 401})
-            query, k = provider.sample_query(q, body)
-            self._json(200, provider.sample_reply(query, web.hits(query, k)))
-
-        def _openai(self, path: str, rec: dict, body: dict) -> None:
-            capable = path.startswith("/vision/")
-            if path.endswith("/models"):
-                return self._json(200, {"object": "list", "data": [
-                    {"id": "fake-vision", "object": "model", "created": 0, "owned_by": "testweb"}]})
-            if path.endswith("/audio/transcriptions"):
-                if not capable:
-                    return self._json(404, {"detail": "Not Found"})
-                f = body.get("file") or {}
-                known = hashlib.sha256(web.files["greeting.wav"].read_bytes()).hexdigest()
-                got = hashlib.sha256(f.get("bytes") or b"").hexdigest()
-                return self._json(200, {"text": WAV_TRANSCRIPT if got == known
-                                        else "(unrecognised audio)"})
-            if path.endswith("/chat/completions"):
-                model = body.get("model", "fake-vision")
-                if _has_image(body) and not capable:
-                    return self._json(400, {"error": {
-                        "message": f"{model} is not a multimodal model",
-                        "type": "BadRequestError", "code": 400}})
-                text = _image_answer(body) or "FINAL ANSWER: nothing to look at"
-                return self._json(200, _completion(model, text))
-            self._json(404, {"detail": "Not Found"})
-
-    return Handler
+    """The request handler class serving `web`."""
+    return type("Handler", (_TestWebHandler,), {"web": web})

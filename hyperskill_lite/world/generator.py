@@ -245,38 +245,51 @@ def make_tasks(
     for i in range(int(n)):
         level = int(levels[i])
         w = base_w * np.asarray(lib.level_size_affinity[level])[sizes - 1]
-        w = w / w.sum()
-        for attempt in range(_MAX_ATTEMPTS):
-            rng = stable_rng(seed, profile, "task", i, attempt)
-            t = templates[int(rng.choice(len(templates), p=w))]
-            domain = lib.domains[t.domain]
-            values = _draw_slots(t, domain, lib.months, rng)
-            question = _render(t.text, values, t.id)
-            if question not in seen:
-                break
-        seen.add(question)
-        answer, wrong = _answer(t.answer, domain, values, lib.months, rng)
-        urls = [v["url"] for v in values.values() if isinstance(v, dict) and "url" in v]
-        latent = {
-            "profile": profile,
-            "domain": t.domain,
-            "template": t.id,
-            "archetypes": list(t.archetypes),
-            "difficulty": level,
-            "topic": _render(t.topic, values, t.id),
-            "answer_type": t.answer["type"],
-            "wrong_answers": wrong,
-        }
-        meta: dict[str, Any] = {"skillworld": latent}
-        if urls:
-            meta["root_url"] = urls[0]
-        tasks.append(
-            Task(
-                id=f"{profile}-{i:04d}",
-                question=question,
-                answer=answer,
-                benchmark=f"skillworld-{profile}",
-                meta=meta,
-            )
-        )
+        tasks.append(_one_task(lib, profile, seed, i, level, templates, w / w.sum(), seen))
     return tasks
+
+
+def _one_task(
+    lib: Library,
+    profile: str,
+    seed: int,
+    i: int,
+    level: int,
+    templates: list[Template],
+    w: np.ndarray,
+    seen: set[str],
+) -> Task:
+    """Task i of `make_tasks`: a template drawn with weights `w` (n_templates,) and its
+    slots filled, redrawn (up to `_MAX_ATTEMPTS`) while the question is in `seen`, which
+    it then joins; then the answer, the wrong answers and the hidden latent record."""
+    for attempt in range(_MAX_ATTEMPTS):
+        rng = stable_rng(seed, profile, "task", i, attempt)
+        t = templates[int(rng.choice(len(templates), p=w))]
+        domain = lib.domains[t.domain]
+        values = _draw_slots(t, domain, lib.months, rng)
+        question = _render(t.text, values, t.id)
+        if question not in seen:
+            break
+    seen.add(question)
+    answer, wrong = _answer(t.answer, domain, values, lib.months, rng)
+    urls = [v["url"] for v in values.values() if isinstance(v, dict) and "url" in v]
+    latent = {
+        "profile": profile,
+        "domain": t.domain,
+        "template": t.id,
+        "archetypes": list(t.archetypes),
+        "difficulty": level,
+        "topic": _render(t.topic, values, t.id),
+        "answer_type": t.answer["type"],
+        "wrong_answers": wrong,
+    }
+    meta: dict[str, Any] = {"skillworld": latent}
+    if urls:
+        meta["root_url"] = urls[0]
+    return Task(
+        id=f"{profile}-{i:04d}",
+        question=question,
+        answer=answer,
+        benchmark=f"skillworld-{profile}",
+        meta=meta,
+    )

@@ -268,9 +268,37 @@ def _load(path_str: str) -> Library:
 
 def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) -> Library:
     arch_d, strat_d, err_d, dom_d, prof_d = (raws[name] for name in DATA_FILES)
-
-    f = files["archetypes.json"]
+    f, fs = files["archetypes.json"], files["strategies.json"]
     categories = set(arch_d["categories"])
+    archetypes = _archetypes(arch_d, categories, f)
+    latents = _latents(strat_d, err_d, archetypes, fs, files["errors.json"])
+    _check_archetype_refs(archetypes, latents, f)
+    closers, suffixes, lead_ins = _phrase_tables(strat_d, fs)
+    domains = _domains(dom_d, archetypes, files["domains.json"])
+    fp = files["profiles.json"]
+    profiles = _profiles(prof_d, domains, categories, fp)
+    affinity = {int(k): tuple(v) for k, v in prof_d["level_size_affinity"].items()}
+    _check(
+        set(affinity) == {1, 2, 3} and all(len(v) == 4 for v in affinity.values()),
+        fp,
+        "level_size_affinity needs levels 1-3 with 4 weights each",
+    )
+    return Library(
+        root,
+        archetypes,
+        latents,
+        domains,
+        profiles,
+        tuple(dom_d["months"]),
+        affinity,
+        closers,
+        suffixes,
+        lead_ins,
+    )
+
+
+def _archetypes(arch_d: dict[str, Any], categories: set[str], f: Path) -> dict[str, Archetype]:
+    """The archetypes of archetypes.json (`f`), checked, by id."""
     archetypes: dict[str, Archetype] = {}
     for a in arch_d["archetypes"]:
         _check(a["id"] not in archetypes, f, f"duplicate archetype id {a['id']!r}")
@@ -287,9 +315,19 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
             a["strategy"],
             tuple(a["errors"]),
         )
+    return archetypes
 
+
+def _latents(
+    strat_d: dict[str, Any],
+    err_d: dict[str, Any],
+    archetypes: dict[str, Archetype],
+    fs: Path,
+    fe: Path,
+) -> dict[str, Latent]:
+    """Helpful and spurious strategies (strategies.json, `fs`) and error patterns
+    (errors.json, `fe`), checked, by id."""
     latents: dict[str, Latent] = {}
-    fs, fe = files["strategies.json"], files["errors.json"]
     for s in strat_d["helpful"]:
         owner = f"strategy {s['id']!r}"
         helps = tuple(a.id for a in archetypes.values() if a.strategy == s["id"])
@@ -335,6 +373,13 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
             _lessons(e["lessons"], fe, owner),
             e["symptom"],
         )
+    return latents
+
+
+def _check_archetype_refs(
+    archetypes: dict[str, Archetype], latents: dict[str, Latent], f: Path
+) -> None:
+    """Every archetype names a known strategy and known error patterns."""
     for a in archetypes.values():
         _check(
             latents.get(a.strategy, None) is not None and latents[a.strategy].kind == "strategy",
@@ -347,6 +392,10 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
                 f,
                 f"archetype {a.id!r} refers to unknown error pattern {e!r}",
             )
+
+
+def _phrase_tables(strat_d: dict[str, Any], fs: Path) -> tuple[dict[str, tuple[str, ...]], ...]:
+    """The merge closers, name suffixes and lead-ins of strategies.json, checked."""
     closers = {k: tuple(v) for k, v in strat_d["merge_closers"].items()}
     _check(
         set(closers) == {"success", "failure"} and all(closers.values()),
@@ -367,56 +416,77 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
         fs,
         "lead_ins needs non-empty 'success' and 'failure' lists of clauses ending in ', '",
     )
+    return closers, suffixes, lead_ins
 
-    fd = files["domains.json"]
+
+def _domains(
+    dom_d: dict[str, Any], archetypes: dict[str, Archetype], fd: Path
+) -> dict[str, Domain]:
+    """The domains of domains.json (`fd`) with their templates, checked, by id."""
     domains: dict[str, Domain] = {}
     template_ids: set[str] = set()
     for d in dom_d["domains"]:
         vocab = {k: tuple(v) for k, v in d["vocab"].items()}
-        templates = []
-        for t in d["templates"]:
-            owner = f"template {t['id']!r}"
-            _check(t["id"] not in template_ids, fd, f"duplicate template id {t['id']!r}")
-            template_ids.add(t["id"])
-            _check(1 <= len(t["archetypes"]) <= 4, fd, f"{owner} must compose 1-4 archetypes")
-            bad = [a for a in t["archetypes"] if a not in archetypes]
-            _check(not bad, fd, f"{owner} refers to unknown archetypes {bad}")
-            for m in SLOT_PATTERN.finditer(t["text"] + " " + t["topic"]):
-                base, attr = m.group(1), m.group(3)
-                _check(
-                    base in vocab or base in ("year", "month"),
-                    fd,
-                    f"{owner}: slot {m.group(0)} has no vocabulary",
-                )
-                entries = vocab.get(base, ())
-                _check(
-                    not attr or all(isinstance(x, dict) and attr in x for x in entries),
-                    fd,
-                    f"{owner}: slot {m.group(0)} needs attribute {attr!r} on every entry",
-                )
-            ans = t["answer"]
-            _check(
-                ans.get("type") in _ANSWER_TYPES,
-                fd,
-                f"{owner}: unknown answer type {ans.get('type')!r}",
-            )
-            if ans["type"] == "slot_choice":
-                missing = [x for x in ans["slots"] if "{" + x + "}" not in t["text"]]
-                _check(not missing, fd, f"{owner}: answer slots {missing} not in the text")
-            if ans["type"] == "entity":
-                _check(
-                    len(vocab.get(ans["vocab"], ())) >= 5,
-                    fd,
-                    f"{owner}: answer vocab {ans['vocab']!r} needs at least 5 entries",
-                )
-            templates.append(
-                Template(t["id"], d["id"], t["text"], t["topic"], tuple(t["archetypes"]), dict(ans))
-            )
+        templates = [
+            _template(t, d["id"], vocab, archetypes, template_ids, fd) for t in d["templates"]
+        ]
         lo, hi = d["years"]
         _check(hi - lo >= 12, fd, f"domain {d['id']!r}: years span must be at least 12")
         domains[d["id"]] = Domain(d["id"], d["label"], (int(lo), int(hi)), vocab, tuple(templates))
+    return domains
 
-    fp = files["profiles.json"]
+
+def _template(
+    t: dict[str, Any],
+    domain_id: str,
+    vocab: dict[str, tuple[Any, ...]],
+    archetypes: dict[str, Archetype],
+    template_ids: set[str],
+    fd: Path,
+) -> Template:
+    """One template of domain `domain_id`, checked against its vocabulary; its id joins
+    `template_ids`."""
+    owner = f"template {t['id']!r}"
+    _check(t["id"] not in template_ids, fd, f"duplicate template id {t['id']!r}")
+    template_ids.add(t["id"])
+    _check(1 <= len(t["archetypes"]) <= 4, fd, f"{owner} must compose 1-4 archetypes")
+    bad = [a for a in t["archetypes"] if a not in archetypes]
+    _check(not bad, fd, f"{owner} refers to unknown archetypes {bad}")
+    for m in SLOT_PATTERN.finditer(t["text"] + " " + t["topic"]):
+        base, attr = m.group(1), m.group(3)
+        _check(
+            base in vocab or base in ("year", "month"),
+            fd,
+            f"{owner}: slot {m.group(0)} has no vocabulary",
+        )
+        entries = vocab.get(base, ())
+        _check(
+            not attr or all(isinstance(x, dict) and attr in x for x in entries),
+            fd,
+            f"{owner}: slot {m.group(0)} needs attribute {attr!r} on every entry",
+        )
+    ans = t["answer"]
+    _check(
+        ans.get("type") in _ANSWER_TYPES,
+        fd,
+        f"{owner}: unknown answer type {ans.get('type')!r}",
+    )
+    if ans["type"] == "slot_choice":
+        missing = [x for x in ans["slots"] if "{" + x + "}" not in t["text"]]
+        _check(not missing, fd, f"{owner}: answer slots {missing} not in the text")
+    if ans["type"] == "entity":
+        _check(
+            len(vocab.get(ans["vocab"], ())) >= 5,
+            fd,
+            f"{owner}: answer vocab {ans['vocab']!r} needs at least 5 entries",
+        )
+    return Template(t["id"], domain_id, t["text"], t["topic"], tuple(t["archetypes"]), dict(ans))
+
+
+def _profiles(
+    prof_d: dict[str, Any], domains: dict[str, Domain], categories: set[str], fp: Path
+) -> dict[str, Profile]:
+    """The benchmark profiles of profiles.json (`fp`), checked, by id."""
     profiles: dict[str, Profile] = {}
     for pid, p in prof_d["profiles"].items():
         bad = [k for k in p["domain_weights"] if k not in domains]
@@ -432,24 +502,7 @@ def _build(root: Path, files: dict[str, Path], raws: dict[str, dict[str, Any]]) 
             dict(p["domain_weights"]),
             dict(p["category_weights"]),
         )
-    affinity = {int(k): tuple(v) for k, v in prof_d["level_size_affinity"].items()}
-    _check(
-        set(affinity) == {1, 2, 3} and all(len(v) == 4 for v in affinity.values()),
-        fp,
-        "level_size_affinity needs levels 1-3 with 4 weights each",
-    )
-    return Library(
-        root,
-        archetypes,
-        latents,
-        domains,
-        profiles,
-        tuple(dom_d["months"]),
-        affinity,
-        closers,
-        suffixes,
-        lead_ins,
-    )
+    return profiles
 
 
 _ANSWER_TYPES = ("year", "number", "percent", "entity", "slot_choice", "date", "choice", "code")
