@@ -1,4 +1,4 @@
-"""SkillWorld: an offline world of compositional agent tasks (README, "SkillWorld: the offline world").
+"""SkillWorld: an offline world of compositional agent tasks (the user guide's page docs/guide/skillworld.md).
 
 A task generator (`make_tasks`, profiles "gaia", "webwalker", "xbench"), a simulated
 memory LLM (`SimLLM`: decompose, extract, merge, judge) and a simulated executor
@@ -7,10 +7,11 @@ on real English text. All behaviour parameters are in `WorldParams`; all text li
 ``hyperskill_lite/world/data/*.json``. It is a teaching and testing instrument: its success rates are
 not the paper's and must never be presented as such.
 
-May import: `core/`, `types.py`, `agent/` (token counts, prompt texts) and `baselines/`
-(the note records its baseline operations return). Must not import: `bench/`, `plots/`,
-or the top-level runner, registry and CLI. Not here: memory systems (methods/,
-baselines/), the runner (runner.py), embeddings (core/embed.py).
+May import: `core/`, `types.py`, `agent/` (token counts, prompt texts), `baselines/` (the
+note records its baseline operations return), and `methods/` and `bench/` (the prompts
+`meter` counts). Must not import: `plots/`, the runner, the sweeps or the CLI
+(tests/test_layers.py). Not here: memory systems (methods/, baselines/), the runner
+(runner/), embeddings (core/embed.py).
 """
 
 from hyperskill_lite.world.contexts import (
