@@ -138,9 +138,9 @@ def run_episodes(
         arguments is refused.
     observed : what this invocation found about the model server (preflight, probes),
         appended to run.json's ``observed`` list; never compared on resume.
-    usage : optional callable giving cumulative model usage counters, e.g. ``Usage.totals``
-        (``{"calls", "prompt_tokens", "completion_tokens", "agent_tokens",
-        "memory_tokens", "judge_tokens", ...}``) for per-episode accounting; default
+    usage : optional callable giving cumulative model usage counters (``Usage.totals``:
+        calls, prompt, completion, agent, memory and judge tokens) for per-episode
+        accounting; default
         ``system.llm.usage.totals`` when the system's model keeps one (PromptedLLM's
         real counts, SimLLM's estimates from the real prompts).
     durable : True (default) snapshots the whole state after every episode and fsyncs
@@ -179,11 +179,16 @@ def run_episodes(
     except OSError as exc:
         if not is_storage_error(exc):
             raise
-        where = exc.filename or out
-        raise StorageError(f"{where}: {exc.strerror or exc} while writing the run; "
-                           f"{kept_text(out)}; free some space (or fix the permissions) and "
-                           "rerun the same command to resume", exc.errno,
-                           exc.filename) from None
+        raise _storage_error(exc, out) from None
+
+
+def _storage_error(exc: OSError, out: Path) -> StorageError:
+    """A full disk or a refused write while writing run `out`, as one line saying what was
+    kept and how to resume."""
+    where = exc.filename or out
+    return StorageError(f"{where}: {exc.strerror or exc} while writing the run; "
+                        f"{kept_text(out)}; free some space (or fix the permissions) and "
+                        "rerun the same command to resume", exc.errno, exc.filename)
 
 
 def _period(n: int, maintain_every: int | None, protocol: EvalProtocol) -> int:
