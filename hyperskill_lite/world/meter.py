@@ -30,7 +30,8 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-from hyperskill_lite.baselines.ops import OPERATIONS, PromptedBaselineOps
+from hyperskill_lite.baselines import PromptedBaselineOps
+from hyperskill_lite.baselines.ops import OPERATIONS
 from hyperskill_lite.bench.judges import judge_prompt
 from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.llm.tokens import count_tokens
