@@ -92,6 +92,7 @@ class AWMOps(PromptedOps):
     """AWM's model operation (``induce_workflows``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def induce_workflows(self, task: Task, episode: Episode) -> list[MemoryNote]:
         """AWM: 1-2 reusable workflows induced from a successful trajectory."""

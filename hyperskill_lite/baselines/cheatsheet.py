@@ -95,6 +95,7 @@ class CheatsheetOps(PromptedOps):
     chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def synthesize_cheatsheet(
         self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,

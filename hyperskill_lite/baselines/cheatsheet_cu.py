@@ -102,6 +102,7 @@ class CumulativeCheatsheetOps(PromptedOps):
     model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def curate_cheatsheet(
         self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15

@@ -86,6 +86,7 @@ class DiLuOps(PromptedOps):
     """DILU's model operation (``reflect_decision``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def reflect_decision(self, task: Task, episode: Episode) -> MemoryNote:
         """DILU: what went wrong in a failed episode and the corrected reasoning."""

@@ -147,6 +147,7 @@ class ExpeLOps(PromptedOps):
     """ExpeL's model operation (``insight_ops``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def insight_ops(
         self,

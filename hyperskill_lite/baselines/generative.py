@@ -92,6 +92,7 @@ class GenerativeOps(PromptedOps):
     """Generative's model operation (``rate_relevance``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def rate_relevance(self, case: MemoryNote, task: Task) -> int:
         """Generative (AgentSquare): how much a stored successful case helps with `task`,

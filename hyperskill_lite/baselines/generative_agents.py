@@ -139,6 +139,7 @@ class GenerativeAgentsOps(PromptedOps):
     chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: importance (poignancy) of a memory, 1-10."""

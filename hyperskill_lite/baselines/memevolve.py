@@ -195,6 +195,7 @@ class LightweightOps(PromptedOps):
     ``shortterm_facts``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def strategic_operational(self, task: Task, episode: Episode) -> dict[str, list[MemoryNote]]:
         """MemEvolve's Lightweight memory: up to 2 strategic and 2 operational learnings."""

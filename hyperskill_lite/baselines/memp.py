@@ -114,6 +114,7 @@ class MemPOps(PromptedOps):
     model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def build_procedure(self, task: Task, episode: Episode) -> MemoryNote:
         """MemP: the trajectory distilled into an abstract step-by-step script."""

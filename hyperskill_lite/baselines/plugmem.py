@@ -145,6 +145,7 @@ class PlugMemOps(PromptedOps):
     ``distill_guidance``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate:
         """PlugMem: subgoal intents, prescriptive (how-to) and propositional (fact)

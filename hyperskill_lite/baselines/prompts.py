@@ -29,7 +29,9 @@ agent on web-research tasks needs:
 
 Every template starts with a line no other prompt of this library starts with, so
 `scripted_reply` (a canned valid reply per prompt, each module's ``CANNED``, for the
-scripted test server) can tell them apart. `SCHEMAS` merges the modules' reply schemas.
+scripted test server) can tell them apart. `SCHEMAS` merges the modules' reply schemas;
+both come from every registered baseline's operations (`ops.every_baseline_ops`), so a
+new baseline's are included without an edit here.
 
 >>> REASONINGBANK_SUCCESS.splitlines()[0]
 'You are distilling a memory bank of reasoning strategies from an agent trajectory.'
@@ -43,20 +45,6 @@ from __future__ import annotations
 from typing import Any
 
 from hyperskill_lite.agent.prompts import fill
-from hyperskill_lite.baselines import (
-    awm,
-    cheatsheet,
-    cheatsheet_cu,
-    dilu,
-    expel,
-    generative,
-    generative_agents,
-    memevolve,
-    memp,
-    plugmem,
-    reasoningbank,
-    voyager,
-)
 from hyperskill_lite.baselines.awm import AWM_INDUCE
 from hyperskill_lite.baselines.cheatsheet import CHEATSHEET_SYNTHESIZE
 from hyperskill_lite.baselines.cheatsheet_cu import CHEATSHEET_CURATE
@@ -66,6 +54,7 @@ from hyperskill_lite.baselines.generative import GENERATIVE_RELEVANCE
 from hyperskill_lite.baselines.generative_agents import GENERATIVE_IMPORTANCE, GENERATIVE_REFLECT
 from hyperskill_lite.baselines.memevolve import LIGHTWEIGHT_EXTRACT, LIGHTWEIGHT_SHORTTERM
 from hyperskill_lite.baselines.memp import MEMP_BUILD, MEMP_REVISE
+from hyperskill_lite.baselines.ops.prompted import every_baseline_ops
 from hyperskill_lite.baselines.plugmem import PLUGMEM_QUERY, PLUGMEM_REASON, PLUGMEM_STRUCTURE
 from hyperskill_lite.baselines.reasoningbank import (
     REASONINGBANK_FAILURE,
@@ -100,16 +89,11 @@ __all__ = [
     "scripted_reply",
 ]
 
-_MODULES = (reasoningbank, expel, awm, generative_agents, voyager, dilu, generative, cheatsheet,
-            cheatsheet_cu, memp, memevolve, plugmem)
-
-SCHEMAS: dict[str, dict[str, Any]] = {
-    op: schema for m in _MODULES for op, schema in m.SCHEMAS.items()
-}
+SCHEMAS: dict[str, dict[str, Any]] = dict(every_baseline_ops().SCHEMAS)
 """The JSON schema of each operation's reply (keyed by the operation name its prompted
-method passes to ``chat_json``), every baseline module's ``SCHEMAS`` merged."""
+method passes to ``chat_json``), every baseline's ``SCHEMAS`` merged."""
 
-_CANNED: list[tuple[str, Any]] = [row for m in _MODULES for row in m.CANNED]
+_CANNED: list[tuple[str, Any]] = list(every_baseline_ops().CANNED)
 
 
 def scripted_reply(prompt: str) -> Any:

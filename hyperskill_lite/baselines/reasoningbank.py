@@ -104,6 +104,7 @@ class ReasoningBankOps(PromptedOps):
     """ReasoningBank's model operation (``reasoning_items``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def reasoning_items(self, task: Task, episode: Episode) -> list[MemoryNote]:
         """ReasoningBank: up to 3 memory items from a judged success or failure."""

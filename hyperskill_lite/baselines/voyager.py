@@ -92,6 +92,7 @@ class VoyagerOps(PromptedOps):
     """Voyager's model operation (``describe_program``) over a prompted chat model."""
 
     SCHEMAS = SCHEMAS
+    CANNED = CANNED
 
     def describe_program(self, task: Task, episode: Episode) -> MemoryNote:
         """Voyager: the verified procedure as a named skill with a description."""

@@ -56,11 +56,15 @@ class PromptedOps:
     """Base of a baseline's operations over a prompted chat model: anything with
     ``chat_json(op, prompt, validate)`` and ``max_trajectory_chars``, i.e.
     `llm.client.PromptedLLM` (its usage counters and cassette see every call). A subclass
-    adds one method per operation and its reply schemas (`SCHEMAS`, keyed by the operation
-    name it passes to `chat_json`). Live notes carry no hidden metadata."""
+    adds one method per operation, its reply schemas (`SCHEMAS`, keyed by the operation
+    name it passes to `chat_json`) and canned replies (`CANNED`). Live notes carry no
+    hidden metadata."""
 
     SCHEMAS: dict[str, dict[str, Any]] = {}
     """The JSON schema of each reply, by the operation name passed to `chat_json`."""
+    CANNED: list[tuple[str, Any]] = []
+    """(first line of a prompt, a valid reply to it): for the scripted test server
+    (`baselines.prompts.scripted_reply`)."""
 
     def __init__(self, llm: Any) -> None:
         self.llm = llm
@@ -88,7 +92,7 @@ class PromptedOps:
 @functools.cache
 def every_baseline_ops() -> type:
     """`PromptedBaselineOps`: the prompted operations of every built-in baseline in one
-    class, with all their reply schemas: each baseline's own class (the ``prompted_ops``
+    class, with all their reply schemas and canned replies: each baseline's own class (the ``prompted_ops``
     its registration names, methods/registry.py) composed, in registration order. Built
     once, on first use (the baselines register when `hyperskill_lite.baselines` is
     imported, which any import of this module does first).
@@ -105,10 +109,12 @@ def every_baseline_ops() -> type:
         and issubclass(s.prompted_ops, PromptedOps)
     ))
     schemas = {op: schema for c in classes for op, schema in c.SCHEMAS.items()}
+    canned = [row for c in classes for row in c.CANNED]
     doc = ("Every built-in baseline's operations over a prompted chat model "
            "(`every_baseline_ops`).")
     return type("PromptedBaselineOps", classes,
-                {"SCHEMAS": schemas, "__doc__": doc, "__module__": "hyperskill_lite.baselines"})
+                {"SCHEMAS": schemas, "CANNED": canned, "__doc__": doc,
+                 "__module__": "hyperskill_lite.baselines"})
 
 
 def baseline_ops(llm: Any, ops: type | None = None) -> Any:
