@@ -13,18 +13,18 @@ generative_memory_provider.py):
 - update: none beyond adding cases (no importance at storage time, no reflection: that
   is Park et al.'s design, registered as ``generative-agents``).
 
-=============  ===========================  ===========================  ===================
-               AgentSquare                  EvolveLab                    here
-=============  ===========================  ===========================  ===================
-stores         successful trajectories,     a model summary (under 150   successful
-               key = task name              words, with its correctness) trajectories, key =
-                                            of every trajectory, key =   task (``keep=
-                                            task                         "all"``: every one)
-retrieves (k)  top 3 by similarity, model   top 3 by cosine, model       top k = 3 by cosine,
-               scores 1-10, shows the best  scores 1-10, shows the best  model scores 1-10,
-                                                                         shows the best
-updates        adds cases                   adds cases                   adds cases
-=============  ===========================  ===========================  ===================
+=============  ===========================  =============================  ===================
+               AgentSquare                  EvolveLab                      here
+=============  ===========================  =============================  ===================
+stores         successful trajectories,     a model summary (under 150     successful
+               key = task name              words, with its correctness)   trajectories, key =
+                                            of every trajectory, key =     task (``keep=
+                                            task                           "all"``: every one)
+retrieves (k)  top 3 by similarity, model   top 3 by cosine, model         top k = 3 by cosine,
+               scores 1-10, shows the best  scores 1-10, shows the best    model scores 1-10,
+                                                                           shows the best
+updates        adds cases                   adds cases                     adds cases
+=============  ===========================  =============================  ===================
 
 Simplified here: the stored case is the trajectory itself (clipped to what the runner
 records), not EvolveLab's model summary (one model call per task fewer); a reply without a
@@ -48,6 +48,8 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["GenerativeMemory", "GenerativeOps", "best_case", "KEEP"]
 
 KEEP = ("success", "all")
+"""What ``keep`` may be: "success" (AgentSquare: successful trajectories become cases) or
+"all" (EvolveLab: every finished task's)."""
 
 
 def best_case(scores: list[int], similarity: list[float]) -> int:
@@ -98,7 +100,7 @@ class GenerativeOps(PromptedOps):
         """Generative (AgentSquare): how much a stored successful case helps with `task`,
         1-10 (a reply without a usable score is an error, then the one re-ask)."""
         prompt = fill(GENERATIVE_RELEVANCE, case=clip_middle(case.text, 4000),
-                         query=task.text)
+                      query=task.text)
         return self.chat_json("relevance", prompt, check_importance)
 
 
