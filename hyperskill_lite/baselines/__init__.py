@@ -13,8 +13,9 @@ replies). Each module holds its own prompted operations beside the memory: promp
 template(s), reply schema(s), a canned reply and ``class XOps(PromptedOps)``, named by the
 memory class (``OPS``), so a baseline with a new model operation is one file.
 `PromptedBaselineOps` (`ops.every_baseline_ops()`) composes every built-in baseline's
-operations into one class (what ``baseline_ops(llm)`` gives a chat client). The offline implementations of
-the same operations are SkillWorld's (world/baseline_ops.py).
+operations into one class (what ``baseline_ops(llm)`` gives a chat client). The offline
+implementations of the same operations are SkillWorld's (world/baseline_ops.py,
+world/plugmem_ops.py).
 
 Each module registers its method at its end (`base.register_baseline`, the registry of
 methods/registry.py); the imports below run those registrations in the order the

@@ -27,6 +27,10 @@ updates        addition                     addition                     additio
 
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/agent_workflow_memory_provider.py and config.py.
+
+Prompted here, beside the memory: `AWMOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `AWM_INDUCE` with its reply schema (``SCHEMAS``) and has a canned reply for the
+scripted test server (``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ def _key(note: MemoryNote) -> str:
     return f"{note.title}: {note.description}" if note.description else note.title or note.content
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 AWM_INDUCE = """\
 You are inducing reusable workflows from an agent's successful trajectory.
 

@@ -36,6 +36,11 @@ run this is the same as EvolveLab's immediate write. The stored record is the tr
 itself, not EvolveLab's model summary (one model call per task fewer). The 200-word limit
 becomes at most 8 entries. The cumulative variant (DC-Cu, whole cheatsheet curated after
 each task) is ``cheatsheet-cu`` (cheatsheet_cu.py).
+
+Prompted here, beside the memory: `CheatsheetOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `CHEATSHEET_SYNTHESIZE` with its reply schema (``SCHEMAS``) and has a
+canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["RetrievalSynthesisCheatsheet", "CheatsheetOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 CHEATSHEET_SYNTHESIZE = """\
 You keep a cheatsheet for an agent and rewrite it before each new task.
 

@@ -33,6 +33,11 @@ Simplified here: the size budget is at most 15 entries (DC bounds the cheatsheet
 curator's output length). Without a label, the curator judges the attempt itself: the
 live prompt shows the trajectory and final answer only; in SkillWorld the curator's
 reading of the outcome is the self-judge's verdict (`SimLLM.judge`), noise included.
+
+Prompted here, beside the memory: `CumulativeCheatsheetOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompt `CHEATSHEET_CURATE` with its reply schema (``SCHEMAS``) and has
+a canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["CumulativeCheatsheet", "CumulativeCheatsheetOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 CHEATSHEET_CURATE = """\
 You are the curator of a cheatsheet that an agent reads before every task.
 

@@ -31,6 +31,11 @@ Flash-Searcher-main/EvolveLab/providers/dilu_memory_provider.py and config.py.
 A corrected experience keeps the failed trajectory followed by its correction (DiLu
 stores the corrected reasoning in its place): the agent sees what went wrong next to
 the fix.
+
+Prompted here, beside the memory: `DiLuOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `DILU_REFLECT` with its reply schema (``SCHEMAS``) and has a canned reply for
+the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 __all__ = ["DiLu", "DiLuOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 DILU_REFLECT = """\
 You are reviewing a decision process that went wrong, to correct it for the memory.
 

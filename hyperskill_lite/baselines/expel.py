@@ -39,6 +39,11 @@ failure, never another success, so there is no success-vs-success critique). Exp
 the whole rule list in the prompt; with the shared setup (retrieval count 3, as the
 MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules by cosine to
 the task are shown (`insights_k=None` shows all, by importance).
+
+Prompted here, beside the memory: `ExpeLOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `EXPEL_INSIGHTS` with its reply schema (``SCHEMAS``) and has a canned reply for
+the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 __all__ = ["ExpeL", "ExpeLOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 EXPEL_INSIGHTS = """\
 You maintain a list of general rules (insights) that help an agent solve research tasks.
 

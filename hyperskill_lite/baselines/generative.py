@@ -30,6 +30,11 @@ Simplified here: the stored case is the trajectory itself (clipped to what the r
 records), not EvolveLab's model summary (one model call per task fewer); a reply without a
 usable score counts 0, as in both sources. Each retrieval costs k model calls (counted in
 `llm_calls` and in the context's ``llm_calls``).
+
+Prompted here, beside the memory: `GenerativeOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `GENERATIVE_RELEVANCE` with its reply schema (``SCHEMAS``) and has a
+canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ def best_case(scores: list[int], similarity: list[float]) -> int:
     return min(range(len(scores)), key=lambda i: (-scores[i], -similarity[i], i))
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 GENERATIVE_RELEVANCE = """\
 Below is a case the agent solved successfully, then a task it is about to start. Do not \
 summarise either; judge how much the solved case would help with the new task, on a \

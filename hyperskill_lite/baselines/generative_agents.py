@@ -38,6 +38,11 @@ accumulate over hundreds of observations a day, here one memory per episode, so 
 threshold is 50 (about one reflection every 8-10 episodes) over the last 20 memories;
 the reflection is one call (the paper asks questions first, then answers them). Access
 times change in `end`, from the pending retrieval (equivalent, as time only moves there).
+
+Prompted here, beside the memory: `GenerativeAgentsOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompts `GENERATIVE_IMPORTANCE`, `GENERATIVE_REFLECT` with their reply
+schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
+SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -85,7 +90,7 @@ def retrieval_scores(
     return a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance)
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 GENERATIVE_IMPORTANCE = """\
 On a scale of 1 to 10, where 1 is purely mundane (a routine lookup that taught nothing) \
 and 10 is extremely poignant (a hard-won success or a costly failure that changes how \

@@ -65,6 +65,11 @@ their units, date and conditions; for several sources, go to the exact source, c
 value, write the formula with units and format only at the end. ``memevolve`` starts with
 them (usage and success counts 0, so they are the first pruned); ``memevolve-longterm``
 starts empty, as this module's long-term system always has.
+
+Prompted here, beside the memory: `LightweightOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompts `LIGHTWEIGHT_EXTRACT`, `LIGHTWEIGHT_SHORTTERM` with their reply schemas
+(``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``); SimLLM's
+offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -130,7 +135,7 @@ def prune_order(success: list[int], usage: list[int]) -> list[int]:
     return sorted(range(len(success)), key=lambda i: (-(2 * success[i] + usage[i]), i))
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 LIGHTWEIGHT_EXTRACT = """\
 You are extracting reusable learnings from a successful execution for long-term memory.
 

@@ -31,6 +31,11 @@ Flash-Searcher-main/EvolveLab/providers/memp_memory_provider.py and config.py.
 Not implemented: MemP's deletion of procedures used at least 3 times with a success
 rate below 0.5 (reported by an audit of the paper; EvolveLab's provider deletes nothing,
 and neither does this one).
+
+Prompted here, beside the memory: `MemPOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompts `MEMP_BUILD`, `MEMP_REVISE` with their reply schemas (``SCHEMAS``) and has canned
+replies for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["MemP", "MemPOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 MEMP_BUILD = """\
 You are building procedural memory for an agent. Summarise how this task was solved as \
 a script that can be followed on similar tasks.

@@ -39,6 +39,11 @@ EvolveLab ships no provider of this method.
 Not implemented: PlugMem's choice of one memory mode (episodic, semantic or procedural)
 per query; here both prescriptive and propositional units are candidates for every
 query.
+
+Prompted here, beside the memory: `PlugMemOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompts `PLUGMEM_STRUCTURE`, `PLUGMEM_QUERY`, `PLUGMEM_REASON` with their reply
+schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
+SimLLM's offline version is in world/plugmem_ops.py.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["PlugMem", "PlugMemOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 PLUGMEM_STRUCTURE = """\
 You are structuring an agent's episode into knowledge for a memory graph.
 

@@ -27,6 +27,11 @@ updates        append only                  -                            append 
 =============  ===========================  ===========================  ===================
 
 EvolveLab ships no provider of this method.
+
+Prompted here, beside the memory: `ReasoningBankOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompts `REASONINGBANK_SUCCESS`, `REASONINGBANK_FAILURE` with their
+reply schemas (``SCHEMAS``) and has canned replies for the scripted test server
+(``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Polarity, Task
 __all__ = ["ReasoningBank", "ReasoningBankOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 _ITEM_RULES = """\
 Write up to 3 memory items. Each item has:
 - "title": a short name for the strategy (3-6 words), not specific to this task;

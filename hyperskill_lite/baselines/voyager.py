@@ -30,6 +30,11 @@ updates        addition, same name          addition                     additio
 
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/voyager_memory_provider.py and config.py.
+
+Prompted here, beside the memory: `VoyagerOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `VOYAGER_SKILL` with its reply schema (``SCHEMAS``) and has a canned
+reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["Voyager", "VoyagerOps"]
 
 
-# --------------------------------------------------------------------------- prompted
+# ----------------------------------------------------------------- prompted operations
 VOYAGER_SKILL = """\
 You are adding a verified skill to an agent's skill library. The agent solved this task:
 
