@@ -92,10 +92,11 @@ class PromptedOps:
 @functools.cache
 def every_baseline_ops() -> type:
     """`PromptedBaselineOps`: the prompted operations of every built-in baseline in one
-    class, with all their reply schemas and canned replies: each baseline's own class (the ``prompted_ops``
-    its registration names, methods/registry.py) composed, in registration order. Built
-    once, on first use (the baselines register when `hyperskill_lite.baselines` is
-    imported, which any import of this module does first).
+    class, with all their reply schemas and canned replies: each baseline's own class (the
+    ``prompted_ops`` its registration names, methods/registry.py) composed, in
+    registration order. Built once, on first use (the baselines register when
+    `hyperskill_lite.baselines` is imported, which any import of this module does first);
+    read from the registry, not imported, as the baselines' modules import this one.
 
     >>> ops = every_baseline_ops()
     >>> ops.__name__, all(callable(getattr(ops, op, None)) for op in OPERATIONS)
