@@ -335,6 +335,10 @@ def test_a_model_without_the_operation_is_a_clear_error():
     assert system.begin(tasks[0]).empty
     with pytest.raises(TypeError, match="needs the model operation 'insight_ops'"):
         system.end(tasks[0], ex.run(tasks[0], MemoryContext()))
+    other = make_method("reasoningbank", PromptedLLM("http://127.0.0.1:9/v1", "m", "k"), ENC)
+    system = type(system)(other.ops, ENC)  # ExpeL over another baseline's prompted operations
+    with pytest.raises(TypeError, match="'insight_ops', which ReasoningBankOps does not"):
+        system.end(tasks[0], ex.run(tasks[0], MemoryContext()))
     with pytest.raises(ValueError, match="retrieval count k must be >= 1"):
         LightweightMemory(SimLLM(), ENC, k=0)
 

@@ -23,7 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.baselines.ops import PromptedBaselineOps
+from hyperskill_lite.baselines import ExpeL, PromptedBaselineOps
+from hyperskill_lite.baselines.expel import ExpeLOps
+from hyperskill_lite.baselines.ops import OPERATIONS, PromptedOps
+from hyperskill_lite.baselines.reasoningbank import ReasoningBankOps
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods import (
@@ -192,11 +195,15 @@ def test_an_entry_point_may_give_a_spec_a_callable_or_several():
 
 
 def test_make_method_gives_each_model_its_operations():
-    """Prompted operations over a chat client, simulated ones over SimLLM: the baselines
-    get `PromptedBaselineOps`, whose usage is the client's (what the runner reads)."""
+    """Prompted operations over a chat client, simulated ones over SimLLM: each baseline
+    gets its own (defined in its module), whose usage is the client's (what the runner
+    reads); one built directly over the client wraps it with the same class."""
     llm = PromptedLLM("http://127.0.0.1:9/v1", "m", "k")  # never called here
     live = make_method("reasoningbank", llm, HashingEncoder())
-    assert isinstance(live.ops, PromptedBaselineOps) and live.ops.llm is llm
+    assert type(live.ops) is ReasoningBankOps and live.ops.llm is llm
+    direct = ExpeL(llm, HashingEncoder())
+    assert type(direct.ops) is ExpeLOps and direct.ops.llm is llm
+    assert isinstance(direct.ops, PromptedOps)
     assert live.llm.usage is llm.usage
     sim = SimLLM(seed=0)
     offline = make_method("reasoningbank", sim, HashingEncoder())
@@ -206,6 +213,18 @@ def test_make_method_gives_each_model_its_operations():
                       simulated_ops=lambda s: ("simulated", s))
     assert spec.operations(llm) == ("prompted", llm)
     assert spec.operations(sim) == ("simulated", sim)
+
+
+def test_prompted_baseline_ops_composes_every_baselines_own_operations():
+    """`PromptedBaselineOps` has every operation and every baseline's reply schema."""
+    assert all(callable(getattr(PromptedBaselineOps, op, None)) for op in OPERATIONS)
+    for name in BASELINES + VARIANTS:
+        ops = getattr(make_method(name, PromptedLLM("http://127.0.0.1:9/v1", "m", "k"),
+                                  HashingEncoder()), "ops", None)
+        if ops is None:  # No Memory
+            continue
+        assert isinstance(ops, PromptedOps) and issubclass(PromptedBaselineOps, type(ops))
+        assert PromptedBaselineOps.SCHEMAS.items() >= type(ops).SCHEMAS.items()
 
 
 def test_the_plugins_prompted_operation_asks_a_real_server(plugin_site, monkeypatch):

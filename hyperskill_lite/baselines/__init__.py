@@ -7,9 +7,15 @@ each a `MemorySystem` with
 retrieval count 3 and
 the shared encoder (Appendix A), plus what they share: `base.py` (the base class, save /
 load, context rendering), `store.py` (a growable embedding store), `ops/` (their model
-operations: the note records, reply checks and the prompted implementation) and
-`prompts.py` (the prompts of those operations). The offline implementations of the same
-operations are SkillWorld's (world/baseline_ops.py).
+operations: the note records, the protocol, reply checks and the base `PromptedOps`) and
+`prompts.py` (an index gathering every baseline's prompts, reply schemas and canned
+replies). Each module holds its own prompted operations beside the memory: prompt
+template(s), reply schema(s), a canned reply and ``class XOps(PromptedOps)``, named by the
+memory class (``OPS``), so a baseline with a new model operation is one file.
+`PromptedBaselineOps` (`ops.every_baseline_ops()`) composes every built-in baseline's
+operations into one class (what ``baseline_ops(llm)`` gives a chat client). The offline
+implementations of the same operations are SkillWorld's (world/baseline_ops.py,
+world/plugmem_ops.py).
 
 Each module registers its method at its end (`base.register_baseline`, the registry of
 methods/registry.py); the imports below run those registrations in the order the
@@ -37,6 +43,14 @@ from hyperskill_lite.baselines.memevolve import LightweightLongTerm, Lightweight
 from hyperskill_lite.baselines.plugmem import PlugMem
 # isort: on
 
+from hyperskill_lite.baselines.ops.prompted import every_baseline_ops
+
+PromptedBaselineOps = every_baseline_ops()
+"""Every built-in baseline's operations over a prompted chat model in one class (each
+baseline's own class composed, with all their reply schemas): what ``baseline_ops(llm)``
+gives a chat client, and what world/meter.py asks for the prompt of any baseline
+operation."""
+
 
 __all__ = [
     "AgentWorkflowMemory",
@@ -50,6 +64,7 @@ __all__ = [
     "MemP",
     "NoMemory",
     "PlugMem",
+    "PromptedBaselineOps",
     "ReasoningBank",
     "RetrievalSynthesisCheatsheet",
     "Voyager",

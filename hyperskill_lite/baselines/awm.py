@@ -27,21 +27,81 @@ updates        addition                     addition                     additio
 
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/agent_workflow_memory_provider.py and config.py.
+
+Prompted here, beside the memory: `AWMOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `AWM_INDUCE` with its reply schema (``SCHEMAS``) and has a canned reply for the
+scripted test server (``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import check_notes
+from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["AgentWorkflowMemory"]
+__all__ = ["AgentWorkflowMemory", "AWMOps"]
 
 
 def _key(note: MemoryNote) -> str:
     return f"{note.title}: {note.description}" if note.description else note.title or note.content
+
+
+# ----------------------------------------------------------------- prompted operations
+AWM_INDUCE = """\
+You are inducing reusable workflows from an agent's successful trajectory.
+
+Task: {query}
+Trajectory:
+{trajectory}
+
+A workflow is a common sub-routine that recurs across tasks: give it a short snake_case \
+name, a one-sentence description of the goal it achieves, and its steps. Replace every \
+example-specific value (names, dates, URLs, numbers) with a {variable} in braces. Write \
+1-2 workflows.
+
+Reply with ONLY JSON: {"workflows": [{"name": "...", "description": "...", "steps": ["..."]}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "awm": obj(workflows=arr(obj(name=NAME, description=SENTENCES, steps=STEPS_SCHEMA), 1, 2)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `AWMOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        AWM_INDUCE.splitlines()[0],
+        {
+            "workflows": [
+                {
+                    "name": "find_then_compute",
+                    "description": "Find a value and compute the answer.",
+                    "steps": ["search for {entity}", "read the value", "compute with python"],
+                }
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class AWMOps(PromptedOps):
+    """AWM's model operation (``induce_workflows``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def induce_workflows(self, task: Task, episode: Episode) -> list[MemoryNote]:
+        """AWM: 1-2 reusable workflows induced from a successful trajectory."""
+        prompt = fill(AWM_INDUCE, query=task.text, trajectory=self._traj(episode))
+        return self.chat_json("awm", prompt, lambda o: check_notes(o, ("workflows",), max_items=2))
 
 
 class AgentWorkflowMemory(BaselineMemory):
@@ -49,6 +109,7 @@ class AgentWorkflowMemory(BaselineMemory):
     ``"name: description"``; payload ``{"task_id", "note"}``. ``k=None`` shows all."""
 
     name = "awm"
+    OPS = AWMOps
     SECTIONS = (("workflow", "## Workflows"),)
     STORES = ("workflows",)
 

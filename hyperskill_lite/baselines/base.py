@@ -14,8 +14,9 @@ retrieval never rewrites the memory and an abandoned `begin` leaves no trace.
 
 Each baseline's module registers it at its end with `register_baseline` (the method
 registry, methods/registry.py): its CLI name is the class's `name`; its prompted
-operations are `PromptedBaselineOps` over the chat client, and inside SkillWorld SimLLM
-performs them itself (world/baseline_ops.py).
+operations are the class's own `OPS` (a `PromptedOps` subclass defined beside it, in its
+module) over the chat client, and inside SkillWorld SimLLM performs them itself
+(world/baseline_ops.py).
 
 Not here: any method's mechanism (one module per baseline), the store (store.py).
 """
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.baselines.ops import MemoryNote, PromptedBaselineOps, baseline_ops
+from hyperskill_lite.baselines.ops import MemoryNote, baseline_ops
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.methods.registry import MethodSpec, register_method
@@ -93,6 +94,9 @@ class BaselineMemory(ABC):
     name = "baseline"
     SECTIONS: tuple[tuple[str, str], ...] = ()
     STORES: tuple[str, ...] = ()
+    OPS: type | None = None
+    """The class's prompted operations (a `PromptedOps` subclass, in its module); None:
+    every built-in baseline's (`PromptedBaselineOps`)."""
 
     def __init__(self, llm: Any, encoder: Any = None, k: int = 3) -> None:
         if int(k) < 1:
@@ -102,8 +106,9 @@ class BaselineMemory(ABC):
 
             encoder = default_encoder()
         self.llm = llm
-        self.ops = baseline_ops(llm)
-        """Performs the model operations: `llm` itself (SimLLM) or a `PromptedBaselineOps`."""
+        self.ops = baseline_ops(llm, self.OPS)
+        """Performs the model operations: `llm` itself (SimLLM, or prompted operations it was
+        given) or the class's `OPS` over a chat client."""
         self.encoder = encoder
         self.k = int(k)
         self.llm_calls = 0
@@ -218,11 +223,14 @@ class BaselineMemory(ABC):
         self._pending.clear()
 
 
-def register_baseline(cls: type, group: str, description: str, k: int = 3) -> MethodSpec:
+def register_baseline(
+    cls: type, group: str, description: str, k: int = 3, ops: type | None = None
+) -> MethodSpec:
     """Register baseline class `cls` under ``cls.name`` in `group` ("baseline" or
     "variant"): built with retrieval count `k` and the shared encoder (Appendix A), its
-    operations `PromptedBaselineOps` over a chat client, SimLLM's own in SkillWorld."""
+    operations `ops` (default: the class's own `OPS`) over a chat client, SimLLM's own in
+    SkillWorld."""
     return register_method(MethodSpec(
         cls.name, group, description, lambda ops, enc, cfg: cls(ops, enc, k),
-        prompted_ops=PromptedBaselineOps,
+        prompted_ops=ops if ops is not None else cls.OPS,
     ))

@@ -36,17 +36,90 @@ run this is the same as EvolveLab's immediate write. The stored record is the tr
 itself, not EvolveLab's model summary (one model call per task fewer). The 200-word limit
 becomes at most 8 entries. The cumulative variant (DC-Cu, whole cheatsheet curated after
 each task) is ``cheatsheet-cu`` (cheatsheet_cu.py).
+
+Prompted here, beside the memory: `CheatsheetOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `CHEATSHEET_SYNTHESIZE` with its reply schema (``SCHEMAS``) and has a
+canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["RetrievalSynthesisCheatsheet"]
+__all__ = ["RetrievalSynthesisCheatsheet", "CheatsheetOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+CHEATSHEET_SYNTHESIZE = """\
+You keep a cheatsheet for an agent and rewrite it before each new task.
+
+Previous cheatsheet:
+{cheatsheet}
+
+Earlier tasks similar to the new one, and how the agent worked on them:
+{similar}
+
+New task: {query}
+
+Write the cheatsheet the agent should read for the new task: reusable heuristics, \
+checklists, short "when X, first ... then ..." templates and typical pitfalls, drawn from \
+the previous cheatsheet and the similar tasks. Keep it general (no answers, names or \
+numbers of particular tasks) and short: at most {max_entries} entries.
+
+Reply with ONLY JSON: {"entries": [{"title": "...", "content": "..."}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "cheatsheet:rs": obj(entries=arr(obj(title=NAME, content=PARAGRAPH), 0, 15)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `CheatsheetOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        CHEATSHEET_SYNTHESIZE.splitlines()[0],
+        {"entries": [{"title": "Source Before Summary", "content": "Open the primary source."}]},
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class CheatsheetOps(PromptedOps):
+    """Dynamic Cheatsheet's (DC-RS) model operation (``synthesize_cheatsheet``) over a prompted
+    chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def synthesize_cheatsheet(
+        self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,
+        max_entries: int = 8,
+    ) -> list[MemoryNote]:
+        """Dynamic Cheatsheet (DC-RS): the cheatsheet for `task`, written before it from
+        the previous cheatsheet and similar past tasks."""
+        per = max(500, self.llm.max_trajectory_chars // max(1, len(similar)))
+        shown = "\n\n".join(f"[{i}] {clip_middle(n.text, per)}" for i, n in enumerate(similar, 1))
+        prompt = fill(
+            CHEATSHEET_SYNTHESIZE,
+            cheatsheet=_numbered(sheet),
+            similar=shown or "(none)",
+            query=task.text,
+            max_entries=max_entries,
+        )
+        return self.chat_json(
+            "cheatsheet:rs", prompt, lambda o: _check_cheatsheet(o, max_entries)
+        )
 
 
 class RetrievalSynthesisCheatsheet(BaselineMemory):
@@ -57,6 +130,7 @@ class RetrievalSynthesisCheatsheet(BaselineMemory):
     (``cs1``, ``cs2``, ...)."""
 
     name = "cheatsheet"
+    OPS = CheatsheetOps
     SECTIONS = (("cheatsheet", "## Cheatsheet"),)
     STORES = ("records",)
 

@@ -33,17 +33,97 @@ Simplified here: the size budget is at most 15 entries (DC bounds the cheatsheet
 curator's output length). Without a label, the curator judges the attempt itself: the
 live prompt shows the trajectory and final answer only; in SkillWorld the curator's
 reading of the outcome is the self-judge's verdict (`SimLLM.judge`), noise included.
+
+Prompted here, beside the memory: `CumulativeCheatsheetOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompt `CHEATSHEET_CURATE` with its reply schema (``SCHEMAS``) and has
+a canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, integer, obj
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["CumulativeCheatsheet"]
+__all__ = ["CumulativeCheatsheet", "CumulativeCheatsheetOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+CHEATSHEET_CURATE = """\
+You are the curator of a cheatsheet that an agent reads before every task.
+
+Current cheatsheet (with how often each entry proved useful):
+{cheatsheet}
+
+The agent just worked on:
+Task: {query}
+Trajectory:
+{trajectory}
+{answer}
+
+Nobody has told you whether this attempt was right; judge that from the trajectory \
+yourself. Rewrite the whole cheatsheet: keep entries that remain valid, increase the \
+count of entries this episode used successfully, add new reusable strategies, pitfalls or \
+shortcuts it revealed, merge duplicates, and drop entries shown to be wrong. Keep at \
+most {max_entries} entries, most useful first; each entry is general, not about this task.
+
+Reply with ONLY JSON: {"entries": [{"title": "...", "content": "...", "count": 1}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "cheatsheet": obj(entries=arr(obj(("count",), title=NAME, content=PARAGRAPH,
+                                      count=integer(minimum=1)), 0, 15)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `CumulativeCheatsheetOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        CHEATSHEET_CURATE.splitlines()[0],
+        {
+            "entries": [
+                {
+                    "title": "Compute, Do Not Guess",
+                    "content": "Use python for arithmetic.",
+                    "count": 1,
+                }
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class CumulativeCheatsheetOps(PromptedOps):
+    """Dynamic Cheatsheet's (DC-Cu) model operation (``curate_cheatsheet``) over a prompted chat
+    model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def curate_cheatsheet(
+        self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15
+    ) -> list[MemoryNote]:
+        """Dynamic Cheatsheet (DC-Cu): the curated cheatsheet after this episode, from the
+        attempt alone: the trajectory and final answer, not whether it was judged right."""
+        answer = f"Final answer: {episode.answer}" if episode.answer else "No final answer."
+        prompt = fill(
+            CHEATSHEET_CURATE,
+            cheatsheet=_numbered(entries, with_count=True),
+            query=task.text,
+            trajectory=self._traj(episode),
+            answer=answer,
+            max_entries=max_entries,
+        )
+        return self.chat_json("cheatsheet", prompt, lambda o: _check_cheatsheet(o, max_entries))
 
 
 class CumulativeCheatsheet(BaselineMemory):
@@ -52,6 +132,7 @@ class CumulativeCheatsheet(BaselineMemory):
     text keeps its id)."""
 
     name = "cheatsheet-cu"
+    OPS = CumulativeCheatsheetOps
     SECTIONS = (("cheatsheet", "## Cheatsheet"),)
     STORES = ()
 

@@ -31,16 +31,77 @@ Flash-Searcher-main/EvolveLab/providers/dilu_memory_provider.py and config.py.
 A corrected experience keeps the failed trajectory followed by its correction (DiLu
 stores the corrected reasoning in its place): the agent sees what went wrong next to
 the fix.
+
+Prompted here, beside the memory: `DiLuOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `DILU_REFLECT` with its reply schema (``SCHEMAS``) and has a canned reply for
+the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import PARAGRAPH, SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, register_baseline, union_meta
+from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _check_reflection, _outcome
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import obj
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 
-__all__ = ["DiLu"]
+__all__ = ["DiLu", "DiLuOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+DILU_REFLECT = """\
+You are reviewing a decision process that went wrong, to correct it for the memory.
+
+Task: {query}
+Trajectory (the agent's reasoning and decisions):
+{trajectory}
+Outcome: {result}
+
+Identify the reasoning or decision that caused the failure, and write the corrected \
+reasoning the agent should have followed, so that similar situations are handled right.
+
+Reply with ONLY JSON: {"mistake": "one sentence", "corrected_reasoning": "2-4 sentences"}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "dilu": obj(mistake=SENTENCES, corrected_reasoning=PARAGRAPH),
+}
+"""The JSON schema of each reply (keyed by the operation name its `DiLuOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        DILU_REFLECT.splitlines()[0],
+        {
+            "mistake": "The agent trusted one page.",
+            "corrected_reasoning": "Confirm the value on a second page.",
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class DiLuOps(PromptedOps):
+    """DILU's model operation (``reflect_decision``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def reflect_decision(self, task: Task, episode: Episode) -> MemoryNote:
+        """DILU: what went wrong in a failed episode and the corrected reasoning."""
+        prompt = fill(
+            DILU_REFLECT,
+            query=task.text,
+            trajectory=self._traj(episode),
+            result=_outcome(episode),
+        )
+        return self.chat_json("dilu", prompt, _check_reflection)
 
 
 class DiLu(BaselineMemory):
@@ -51,6 +112,7 @@ class DiLu(BaselineMemory):
     """
 
     name = "dilu"
+    OPS = DiLuOps
     SECTIONS = (("trajectory", "## Similar past experiences (few-shot)"),)
     STORES = ("experiences",)
 

@@ -39,17 +39,139 @@ failure, never another success, so there is no success-vs-success critique). Exp
 the whole rule list in the prompt; with the shared setup (retrieval count 3, as the
 MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules by cosine to
 the task are shown (`insights_k=None` shows all, by importance).
+
+Prompted here, beside the memory: `ExpeLOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompt `EXPEL_INSIGHTS` with its reply schema (``SCHEMAS``) and has a canned reply for
+the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _numbered, _outcome, check_insight_ops
+from hyperskill_lite.baselines.ops.notes import InsightOp
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, integer, obj
 from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
 
-__all__ = ["ExpeL"]
+__all__ = ["ExpeL", "ExpeLOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+EXPEL_INSIGHTS = """\
+You maintain a list of general rules (insights) that help an agent solve research tasks.
+
+Existing rules:
+{rules}
+
+New experience:
+Task: {query}
+Trajectory:
+{trajectory}
+Outcome: {result}
+{contrast}
+Compare the experience(s) and update the rules. Allowed operations:
+- ADD: a new rule that is general and different from every existing rule;
+- EDIT <rule number>: rewrite an existing rule to be more general or more correct;
+- UPVOTE <rule number>: the experience confirms an existing rule;
+- DOWNVOTE <rule number>: the experience contradicts a rule, or the rule duplicates another.
+Use at most 4 operations. Rules must not mention task-specific names or values.
+
+Reply with ONLY JSON: {"operations": [{"op": "ADD", "rule": "..."}, \
+{"op": "EDIT", "rule_number": 1, "rule": "..."}, {"op": "UPVOTE", "rule_number": 2}]}"""
+
+_CONTRAST = """\
+A similar earlier experience, which {outcome}:
+Task: {query}
+Trajectory:
+{trajectory}
+"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "expel": obj(operations=arr(
+        obj(("rule_number", "rule"), op={"type": "string",
+                                         "enum": ["ADD", "EDIT", "UPVOTE", "DOWNVOTE"]},
+            rule_number=integer(), rule=SENTENCES), 0, 4)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `ExpeLOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        EXPEL_INSIGHTS.splitlines()[0],
+        {
+            "operations": [
+                {"op": "ADD", "rule": "Check the official source before secondary pages."}
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+def expel_prompt(
+    rules: str,
+    query: str,
+    trajectory: str,
+    result: str,
+    contrast_query: str | None = None,
+    contrast_trajectory: str | None = None,
+    contrast_success: bool | None = None,
+) -> str:
+    """ExpeL's rule-update prompt; the contrasting experience is optional.
+
+    >>> "A similar earlier experience" in expel_prompt("(none yet)", "q", "t", "SUCCESS")
+    False
+    """
+    contrast = ""
+    if contrast_query is not None:
+        contrast = fill(
+            _CONTRAST,
+            outcome="succeeded" if contrast_success else "failed",
+            query=contrast_query,
+            trajectory=contrast_trajectory or "",
+        )
+    return fill(
+        EXPEL_INSIGHTS,
+        rules=rules,
+        query=query,
+        trajectory=trajectory,
+        result=result,
+        contrast=contrast,
+    )
+
+
+class ExpeLOps(PromptedOps):
+    """ExpeL's model operation (``insight_ops``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def insight_ops(
+        self,
+        rules: list[MemoryNote],
+        task: Task,
+        episode: Episode,
+        contrast: MemoryNote | None = None,
+    ) -> list[InsightOp]:
+        """ExpeL: rule operations from this episode (and a contrasting one, if any)."""
+        prompt = expel_prompt(
+            _numbered(rules),
+            task.text,
+            self._traj(episode),
+            _outcome(episode),
+            contrast.title if contrast else None,
+            contrast.content if contrast else None,
+            contrast.polarity == "success" if contrast else None,
+        )
+        return self.chat_json("expel", prompt, lambda o: check_insight_ops(o, len(rules)))
 
 
 class ExpeL(BaselineMemory):
@@ -61,6 +183,7 @@ class ExpeL(BaselineMemory):
     """
 
     name = "expel"
+    OPS = ExpeLOps
     SECTIONS = (
         ("insight", "## Insights from past experience"),
         ("trajectory", "## Successful trajectories of similar tasks"),

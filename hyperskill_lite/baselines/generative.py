@@ -13,36 +13,48 @@ generative_memory_provider.py):
 - update: none beyond adding cases (no importance at storage time, no reflection: that
   is Park et al.'s design, registered as ``generative-agents``).
 
-=============  ===========================  ===========================  ===================
-               AgentSquare                  EvolveLab                    here
-=============  ===========================  ===========================  ===================
-stores         successful trajectories,     a model summary (under 150   successful
-               key = task name              words, with its correctness) trajectories, key =
-                                            of every trajectory, key =   task (``keep=
-                                            task                         "all"``: every one)
-retrieves (k)  top 3 by similarity, model   top 3 by cosine, model       top k = 3 by cosine,
-               scores 1-10, shows the best  scores 1-10, shows the best  model scores 1-10,
-                                                                         shows the best
-updates        adds cases                   adds cases                   adds cases
-=============  ===========================  ===========================  ===================
+=============  ===========================  =============================  ===================
+               AgentSquare                  EvolveLab                      here
+=============  ===========================  =============================  ===================
+stores         successful trajectories,     a model summary (under 150     successful
+               key = task name              words, with its correctness)   trajectories, key =
+                                            of every trajectory, key =     task (``keep=
+                                            task                           "all"``: every one)
+retrieves (k)  top 3 by similarity, model   top 3 by cosine, model         top k = 3 by cosine,
+               scores 1-10, shows the best  scores 1-10, shows the best    model scores 1-10,
+                                                                           shows the best
+updates        adds cases                   adds cases                     adds cases
+=============  ===========================  =============================  ===================
 
 Simplified here: the stored case is the trajectory itself (clipped to what the runner
 records), not EvolveLab's model summary (one model call per task fewer); a reply without a
 usable score counts 0, as in both sources. Each retrieval costs k model calls (counted in
 `llm_calls` and in the context's ``llm_calls``).
+
+Prompted here, beside the memory: `GenerativeOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `GENERATIVE_RELEVANCE` with its reply schema (``SCHEMAS``) and has a
+canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import check_importance
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import integer, obj
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["GenerativeMemory", "best_case", "KEEP"]
+__all__ = ["GenerativeMemory", "GenerativeOps", "best_case", "KEEP"]
 
 KEEP = ("success", "all")
+"""What ``keep`` may be: "success" (AgentSquare: successful trajectories become cases) or
+"all" (EvolveLab: every finished task's)."""
 
 
 def best_case(scores: list[int], similarity: list[float]) -> int:
@@ -56,6 +68,47 @@ def best_case(scores: list[int], similarity: list[float]) -> int:
     return min(range(len(scores)), key=lambda i: (-scores[i], -similarity[i], i))
 
 
+# ----------------------------------------------------------------- prompted operations
+GENERATIVE_RELEVANCE = """\
+Below is a case the agent solved successfully, then a task it is about to start. Do not \
+summarise either; judge how much the solved case would help with the new task, on a \
+scale of 1 (no help at all) to 10 (it shows exactly how to proceed).
+
+Solved case:
+{case}
+
+New task: {query}
+
+Reply with ONLY JSON: {"score": <integer 1-10>}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "relevance": obj(score=integer(minimum=1, maximum=10)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `GenerativeOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (GENERATIVE_RELEVANCE.splitlines()[0], {"score": 7}),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class GenerativeOps(PromptedOps):
+    """Generative's model operation (``rate_relevance``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def rate_relevance(self, case: MemoryNote, task: Task) -> int:
+        """Generative (AgentSquare): how much a stored successful case helps with `task`,
+        1-10 (a reply without a usable score is an error, then the one re-ask)."""
+        prompt = fill(GENERATIVE_RELEVANCE, case=clip_middle(case.text, 4000),
+                      query=task.text)
+        return self.chat_json("relevance", prompt, check_importance)
+
+
 class GenerativeMemory(BaselineMemory):
     """AgentSquare's Generative memory on the runner's interface (module docstring).
 
@@ -63,6 +116,7 @@ class GenerativeMemory(BaselineMemory):
     """
 
     name = "generative"
+    OPS = GenerativeOps
     SECTIONS = (("trajectory", "## The trajectory from a similar task"),)
     STORES = ("cases",)
 

@@ -38,6 +38,11 @@ accumulate over hundreds of observations a day, here one memory per episode, so 
 threshold is 50 (about one reflection every 8-10 episodes) over the last 20 memories;
 the reflection is one call (the paper asks questions first, then answers them). Access
 times change in `end`, from the pending retrieval (equivalent, as time only moves there).
+
+Prompted here, beside the memory: `GenerativeAgentsOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompts `GENERATIVE_IMPORTANCE`, `GENERATIVE_REFLECT` with their reply
+schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
+SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -46,11 +51,16 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _numbered, check_importance, check_notes
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, integer, obj
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["GenerativeAgents", "minmax", "retrieval_scores"]
+__all__ = ["GenerativeAgents", "GenerativeAgentsOps", "minmax", "retrieval_scores"]
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
@@ -80,6 +90,74 @@ def retrieval_scores(
     return a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance)
 
 
+# ----------------------------------------------------------------- prompted operations
+GENERATIVE_IMPORTANCE = """\
+On a scale of 1 to 10, where 1 is purely mundane (a routine lookup that taught nothing) \
+and 10 is extremely poignant (a hard-won success or a costly failure that changes how \
+similar tasks should be approached), rate the likely importance of this memory.
+
+Memory:
+{memory}
+
+Reply with ONLY JSON: {"importance": <integer 1-10>}"""
+
+GENERATIVE_REFLECT = """\
+Here are recent memories of an agent that solves research tasks:
+{memories}
+
+What are the 1-3 most important high-level insights you can infer from these memories? \
+Each insight must be general (useful for future tasks) and cite the numbers of the \
+memories it rests on.
+
+Reply with ONLY JSON: {"insights": [{"title": "...", "content": "...", "because_of": [1, 2]}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "importance": obj(importance=integer(minimum=1, maximum=10)),
+    "reflect": obj(insights=arr(obj(("because_of",), title=NAME, content=PARAGRAPH,
+                                    because_of=arr(integer(), 0, 10)), 1, 3)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `GenerativeAgentsOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (GENERATIVE_IMPORTANCE.splitlines()[0], {"importance": 6}),
+    (
+        GENERATIVE_REFLECT.splitlines()[0],
+        {
+            "insights": [
+                {
+                    "title": "Official Sources Win",
+                    "content": "Official pages were reliable.",
+                    "because_of": [1],
+                }
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class GenerativeAgentsOps(PromptedOps):
+    """Generative Agents' model operations (``rate_importance``, ``reflect``) over a prompted
+    chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def rate_importance(self, note: MemoryNote) -> int:
+        """Generative Agents: importance (poignancy) of a memory, 1-10."""
+        prompt = fill(GENERATIVE_IMPORTANCE, memory=clip_middle(note.text, 4000))
+        return self.chat_json("importance", prompt, check_importance)
+
+    def reflect(self, notes: list[MemoryNote]) -> list[MemoryNote]:
+        """Generative Agents: 1-3 high-level insights inferred from recent memories."""
+        memories = clip_middle(_numbered(notes), self.llm.max_trajectory_chars)
+        prompt = fill(GENERATIVE_REFLECT, memories=memories)
+        return self.chat_json("reflect", prompt, lambda o: check_notes(o, ("insights",)))
+
+
 class GenerativeAgents(BaselineMemory):
     """The Generative Agents memory stream on the runner's interface (module doc).
 
@@ -88,6 +166,7 @@ class GenerativeAgents(BaselineMemory):
     """
 
     name = "generative-agents"
+    OPS = GenerativeAgentsOps
     SECTIONS = (("insight", "## Reflections"), ("trajectory", "## Relevant memories"))
     STORES = ("stream",)
 

@@ -65,6 +65,11 @@ their units, date and conditions; for several sources, go to the exact source, c
 value, write the formula with units and format only at the end. ``memevolve`` starts with
 them (usage and success counts 0, so they are the first pruned); ``memevolve-longterm``
 starts empty, as this module's long-term system always has.
+
+Prompted here, beside the memory: `LightweightOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompts `LIGHTWEIGHT_EXTRACT`, `LIGHTWEIGHT_SHORTTERM` with their reply schemas
+(``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``); SimLLM's
+offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
@@ -72,11 +77,18 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from hyperskill_lite.agent.prompts import SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _dict_of_lists, _outcome
+from hyperskill_lite.baselines.ops.notes import _clean
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["LightweightMemory", "LightweightLongTerm", "signature", "prune_order", "COLD_START"]
+__all__ = ["LightweightMemory", "LightweightLongTerm", "LightweightOps", "signature", "prune_order",
+           "COLD_START"]
 
 TIERS = ("strategic", "operational")
 
@@ -123,6 +135,105 @@ def prune_order(success: list[int], usage: list[int]) -> list[int]:
     return sorted(range(len(success)), key=lambda i: (-(2 * success[i] + usage[i]), i))
 
 
+# ----------------------------------------------------------------- prompted operations
+LIGHTWEIGHT_EXTRACT = """\
+You are extracting reusable learnings from a successful execution for long-term memory.
+
+Task: {query}
+Trajectory:
+{trajectory}
+Result: {result}
+
+Extract two types (at most 2 each, 1-2 sentences each):
+- "strategic": task planning and method selection (when and why to choose an approach);
+- "operational": tool usage and edge-case handling (techniques that worked).
+Only reusable patterns, no task-specific data; skip the obvious.
+
+Reply with ONLY JSON: {"strategic": ["..."], "operational": ["..."]}"""
+
+LIGHTWEIGHT_SHORTTERM = """\
+You keep the working notes of an agent during one task. Note only what the task itself \
+needs later: constraints or required formats found on the way, key values or results, \
+discoveries such as two sources disagreeing. Do not note tool usage, answer formats of \
+the agent protocol or general advice, and nothing already noted.
+
+Task: {query}
+
+Already noted:
+{notes}
+
+What the agent just did and saw:
+{step}
+
+Write at most 3 new notes, each one short sentence that keeps the source's own wording \
+where it can (an empty list when nothing new matters).
+
+Reply with ONLY JSON: {"key_facts": ["..."]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "lightweight": obj(strategic=arr(SENTENCES, 0, 2), operational=arr(SENTENCES, 0, 2)),
+    "lightweight:shortterm": obj(key_facts=arr(SENTENCES, 0, 3)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `LightweightOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        LIGHTWEIGHT_EXTRACT.splitlines()[0],
+        {
+            "strategic": ["Plan the lookup before searching broadly."],
+            "operational": ["Use python for any arithmetic on extracted values."],
+        },
+    ),
+    (
+        LIGHTWEIGHT_SHORTTERM.splitlines()[0],
+        {"key_facts": ["The census table lists the 1990 population as 12,400."]},
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class LightweightOps(PromptedOps):
+    """MemEvolve's (Lightweight) model operations (``strategic_operational``,
+    ``shortterm_facts``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def strategic_operational(self, task: Task, episode: Episode) -> dict[str, list[MemoryNote]]:
+        """MemEvolve's Lightweight memory: up to 2 strategic and 2 operational learnings."""
+        prompt = fill(
+            LIGHTWEIGHT_EXTRACT,
+            query=task.text,
+            trajectory=self._traj(episode),
+            result=_outcome(episode),
+        )
+
+        def check(o: Any) -> dict[str, list[MemoryNote]]:
+            d = _dict_of_lists(o, ("strategic", "operational"), 2)
+            return {k: [MemoryNote("", s) for s in v] for k, v in d.items()}
+
+        return self.chat_json("lightweight", prompt, check)
+
+    def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]:
+        """MemEvolve's short-term memory: up to 3 new key facts of the step just taken."""
+        prompt = fill(
+            LIGHTWEIGHT_SHORTTERM,
+            query=task.text,
+            notes="\n".join(f"- {n}" for n in notes) or "(nothing yet)",
+            step=clip_middle(step, self.llm.max_trajectory_chars),
+        )
+
+        def check(o: Any) -> list[str]:
+            if not isinstance(o, dict) or not isinstance(o.get("key_facts", []), list):
+                raise ValueError('expected {"key_facts": [...]}')
+            return [f for f in (_clean(x) for x in o.get("key_facts", [])) if len(f) > 10][:3]
+
+        return self.chat_json("lightweight:shortterm", prompt, check)
+
+
 class LightweightLongTerm(BaselineMemory):
     """MemEvolve's Lightweight long-term memory shown at the start of each task (module
     docstring: ``memevolve-longterm``).
@@ -132,6 +243,7 @@ class LightweightLongTerm(BaselineMemory):
     """
 
     name = "memevolve-longterm"
+    OPS = LightweightOps
     COLD_START = False
     """Start with the cold-start seeds (the shipped system does; this one, as before, not)."""
     SECTIONS = (("insight", "## Guidance from long-term memory (strategic and operational)"),)

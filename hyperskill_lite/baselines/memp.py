@@ -31,17 +31,115 @@ Flash-Searcher-main/EvolveLab/providers/memp_memory_provider.py and config.py.
 Not implemented: MemP's deletion of procedures used at least 3 times with a success
 rate below 0.5 (reported by an audit of the paper; EvolveLab's provider deletes nothing,
 and neither does this one).
+
+Prompted here, beside the memory: `MemPOps` (a `PromptedOps`, the class's ``OPS``) sends
+the prompts `MEMP_BUILD`, `MEMP_REVISE` with their reply schemas (``SCHEMAS``) and has canned
+replies for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _outcome, check_notes
+from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["MemP"]
+__all__ = ["MemP", "MemPOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+MEMP_BUILD = """\
+You are building procedural memory for an agent. Summarise how this task was solved as \
+a script that can be followed on similar tasks.
+
+Task: {query}
+Trajectory:
+{trajectory}
+
+Write a short title and 2-6 abstract steps (no task-specific names or values), including \
+any check that made the difference.
+
+Reply with ONLY JSON: {"procedures": [{"title": "...", "steps": ["..."]}]}"""
+
+MEMP_REVISE = """\
+You are correcting procedural memory. This procedure was retrieved for a task, and the \
+agent failed while following it:
+
+Procedure:
+{procedure}
+
+Task: {query}
+Trajectory:
+{trajectory}
+Outcome: {result}
+
+Revise the procedure so it would have avoided this failure: fix or remove misleading \
+steps and add the missing check. Keep it general.
+
+Reply with ONLY JSON: {"procedures": [{"title": "...", "steps": ["..."]}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "memp": obj(procedures=arr(obj(title=NAME, steps=STEPS_SCHEMA), 1, 1)),
+    "memp:revise": obj(procedures=arr(obj(title=NAME, steps=STEPS_SCHEMA), 1, 1)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `MemPOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        MEMP_BUILD.splitlines()[0],
+        {
+            "procedures": [
+                {"title": "Lookup Then Compute", "steps": ["find the source", "compute the answer"]}
+            ]
+        },
+    ),
+    (
+        MEMP_REVISE.splitlines()[0],
+        {
+            "procedures": [
+                {"title": "Lookup Then Verify", "steps": ["find the source", "verify", "compute"]}
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class MemPOps(PromptedOps):
+    """MemP's model operations (``build_procedure``, ``revise_procedure``) over a prompted chat
+    model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def build_procedure(self, task: Task, episode: Episode) -> MemoryNote:
+        """MemP: the trajectory distilled into an abstract step-by-step script."""
+        prompt = fill(MEMP_BUILD, query=task.text, trajectory=self._traj(episode))
+        return self.chat_json(
+            "memp", prompt, lambda o: check_notes(o, ("procedures",), max_items=1)[0]
+        )
+
+    def revise_procedure(self, note: MemoryNote, task: Task, episode: Episode) -> MemoryNote:
+        """MemP adjustment: the retrieved procedure corrected with a failed episode."""
+        prompt = fill(
+            MEMP_REVISE,
+            procedure=note.text,
+            query=task.text,
+            trajectory=self._traj(episode),
+            result=_outcome(episode),
+        )
+        return self.chat_json(
+            "memp:revise", prompt, lambda o: check_notes(o, ("procedures",), max_items=1)[0]
+        )
 
 
 class MemP(BaselineMemory):
@@ -49,6 +147,7 @@ class MemP(BaselineMemory):
     source task query; payload ``{"task_id", "note", "revisions"}``."""
 
     name = "memp"
+    OPS = MemPOps
     SECTIONS = (("procedure", "## Procedures from similar past tasks"),)
     STORES = ("procedures",)
 

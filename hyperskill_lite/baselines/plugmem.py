@@ -39,17 +39,142 @@ EvolveLab ships no provider of this method.
 Not implemented: PlugMem's choice of one memory mode (episodic, semantic or procedural)
 per query; here both prescriptive and propositional units are candidates for every
 query.
+
+Prompted here, beside the memory: `PlugMemOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompts `PLUGMEM_STRUCTURE`, `PLUGMEM_QUERY`, `PLUGMEM_REASON` with their reply
+schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
+SimLLM's offline version is in world/plugmem_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import (
+    _check_guidance,
+    _check_knowledge,
+    _dict_of_lists,
+    _numbered,
+    _outcome,
+)
+from hyperskill_lite.baselines.ops.notes import KnowledgeUpdate
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, boolean, integer, obj
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["PlugMem"]
+__all__ = ["PlugMem", "PlugMemOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+PLUGMEM_STRUCTURE = """\
+You are structuring an agent's episode into knowledge for a memory graph.
+
+Task: {query}
+Trajectory:
+{trajectory}
+Outcome: {result}
+
+1. List the subgoal intents the agent pursued (short phrases).
+2. Prescriptive knowledge: for each intent, how to achieve it (or, if it failed there, \
+what to avoid: set "avoid": true), as a general how-to.
+3. Propositional knowledge: facts established in the episode, each under a concept.
+
+Reply with ONLY JSON: {"intents": ["..."], "prescriptions": [{"intent": "...", \
+"title": "...", "how_to": "...", "avoid": false}], "propositions": [{"concept": "...", \
+"fact": "..."}]}"""
+
+PLUGMEM_QUERY = """\
+You are querying a knowledge memory for an agent about to start a task.
+
+Task: {query}
+
+List the subgoal intents the task will involve (short phrases) and the key concepts it \
+is about.
+
+Reply with ONLY JSON: {"intents": ["..."], "concepts": ["..."]}"""
+
+PLUGMEM_REASON = """\
+You are preparing memory for an agent about to start a task. From the retrieved \
+knowledge below, keep only what is relevant and actionable for this task and distil it \
+into concise guidance (2-4 sentences, phrased as suggestions).
+
+Task: {query}
+Retrieved knowledge:
+{knowledge}
+
+Reply with ONLY JSON: {"use": [<numbers of the knowledge used>], "guidance": "..."} \
+(an empty guidance if nothing is relevant)"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "plugmem": obj(
+        intents=arr(NAME, 0, 6),
+        prescriptions=arr(obj(intent=NAME, title=NAME, how_to=PARAGRAPH, avoid=boolean()),
+                          0, 6),
+        propositions=arr(obj(concept=NAME, fact=SENTENCES), 0, 6),
+    ),
+    "plugmem:query": obj(intents=arr(NAME, 1, 6), concepts=arr(NAME, 0, 6)),
+    "plugmem:reason": obj(use=arr(integer(), 0, 10), guidance=PARAGRAPH),
+}
+"""The JSON schema of each reply (keyed by the operation name its `PlugMemOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        PLUGMEM_STRUCTURE.splitlines()[0],
+        {
+            "intents": ["find the source"],
+            "prescriptions": [
+                {
+                    "intent": "find the source",
+                    "title": "Official Source First",
+                    "how_to": "Search the official site first.",
+                    "avoid": False,
+                }
+            ],
+            "propositions": [{"concept": "sources", "fact": "Official sites list dates."}],
+        },
+    ),
+    (PLUGMEM_QUERY.splitlines()[0], {"intents": ["find the source"], "concepts": ["sources"]}),
+    (PLUGMEM_REASON.splitlines()[0], {"use": [1], "guidance": "Consider the official site."}),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class PlugMemOps(PromptedOps):
+    """PlugMem's model operations (``structure_knowledge``, ``plugmem_query``,
+    ``distill_guidance``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate:
+        """PlugMem: subgoal intents, prescriptive (how-to) and propositional (fact)
+        knowledge structured out of one episode."""
+        prompt = fill(
+            PLUGMEM_STRUCTURE,
+            query=task.text,
+            trajectory=self._traj(episode),
+            result=_outcome(episode),
+        )
+        return self.chat_json("plugmem", prompt, lambda o: _check_knowledge(o, episode.success))
+
+    def plugmem_query(self, task: Task) -> dict[str, list[str]]:
+        """PlugMem retrieval, step 1: the task's subgoal intents and key concepts."""
+        prompt = fill(PLUGMEM_QUERY, query=task.text)
+        return self.chat_json(
+            "plugmem:query", prompt, lambda o: _dict_of_lists(o, ("intents", "concepts"), 6)
+        )
+
+    def distill_guidance(self, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
+        """PlugMem retrieval, step 2: reason over retrieved knowledge into guidance;
+        None when the model judges none of it relevant."""
+        prompt = fill(PLUGMEM_REASON, query=task.text, knowledge=_numbered(notes))
+        return self.chat_json("plugmem:reason", prompt, _check_guidance)
 
 
 class PlugMem(BaselineMemory):
@@ -62,6 +187,7 @@ class PlugMem(BaselineMemory):
     """
 
     name = "plugmem"
+    OPS = PlugMemOps
     SECTIONS = (("guidance", "## Guidance from knowledge memory"),)
     STORES = ("intents", "concepts", "knowledge")
 

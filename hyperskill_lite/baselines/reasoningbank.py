@@ -27,17 +27,99 @@ updates        append only                  -                            append 
 =============  ===========================  ===========================  ===================
 
 EvolveLab ships no provider of this method.
+
+Prompted here, beside the memory: `ReasoningBankOps` (a `PromptedOps`, the class's
+``OPS``) sends the prompts `REASONINGBANK_SUCCESS`, `REASONINGBANK_FAILURE` with their
+reply schemas (``SCHEMAS``) and has canned replies for the scripted test server
+(``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
-from hyperskill_lite.types import Episode, MemoryContext, Task
+from hyperskill_lite.baselines.ops.checks import check_notes
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.types import Episode, MemoryContext, Polarity, Task
 
-__all__ = ["ReasoningBank"]
+__all__ = ["ReasoningBank", "ReasoningBankOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+_ITEM_RULES = """\
+Write up to 3 memory items. Each item has:
+- "title": a short name for the strategy (3-6 words), not specific to this task;
+- "description": one sentence saying when the item applies;
+- "content": 1-3 sentences of transferable reasoning: what to do and why.
+Do not mention specific websites, names, numbers or queries of this task.
+
+Reply with ONLY JSON: {"memory_items": [{"title": "...", "description": "...", "content": "..."}]}"""
+
+REASONINGBANK_SUCCESS = (
+    "You are distilling a memory bank of reasoning strategies from an agent trajectory.\n"
+    "The agent SUCCEEDED at this task. First think about why the trajectory succeeded, "
+    "then summarise the strategies that made it work and would help on similar tasks.\n\n"
+    "Task: {query}\nTrajectory:\n{trajectory}\n\n" + _ITEM_RULES
+)
+
+REASONINGBANK_FAILURE = (
+    "You are distilling a memory bank of reasoning strategies from an agent trajectory.\n"
+    "The agent FAILED at this task. First reflect on why the trajectory failed, then "
+    "summarise the lessons and the strategies that would prevent this failure next time.\n\n"
+    "Task: {query}\nTrajectory:\n{trajectory}\n\n" + _ITEM_RULES
+)
+
+_NOTE = obj(title=NAME, description=SENTENCES, content=PARAGRAPH)
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "reasoningbank": obj(memory_items=arr(_NOTE, 1, 3)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `ReasoningBankOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        REASONINGBANK_SUCCESS.splitlines()[0],
+        {
+            "memory_items": [
+                {
+                    "title": "Verify Before Answering",
+                    "description": "When a value comes from one page.",
+                    "content": "Cross-check the value on a second source before answering.",
+                }
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+def reasoningbank_prompt(query: str, trajectory: str, success: bool) -> str:
+    """ReasoningBank's extraction prompt for a judged success or failure."""
+    template = REASONINGBANK_SUCCESS if success else REASONINGBANK_FAILURE
+    return fill(template, query=query, trajectory=trajectory)
+
+
+class ReasoningBankOps(PromptedOps):
+    """ReasoningBank's model operation (``reasoning_items``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def reasoning_items(self, task: Task, episode: Episode) -> list[MemoryNote]:
+        """ReasoningBank: up to 3 memory items from a judged success or failure."""
+        pol: Polarity = "success" if episode.success else "failure"
+        prompt = reasoningbank_prompt(task.text, self._traj(episode), episode.success)
+        return self.chat_json(
+            "reasoningbank",
+            prompt,
+            lambda o: check_notes(o, ("memory_items", "items"), polarity=pol),
+        )
 
 
 class ReasoningBank(BaselineMemory):
@@ -47,6 +129,7 @@ class ReasoningBank(BaselineMemory):
     """
 
     name = "reasoningbank"
+    OPS = ReasoningBankOps
     SECTIONS = (("insight", "## Memory Items (reasoning strategies from similar past tasks)"),)
     STORES = ("bank",)
 

@@ -30,17 +30,83 @@ updates        addition, same name          addition                     additio
 
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/voyager_memory_provider.py and config.py.
+
+Prompted here, beside the memory: `VoyagerOps` (a `PromptedOps`, the class's ``OPS``)
+sends the prompt `VOYAGER_SKILL` with its reply schema (``SCHEMAS``) and has a canned
+reply for the scripted test server (``CANNED``); SimLLM's offline version is in
+world/baseline_ops.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.prompts import NAME, SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
+from hyperskill_lite.baselines.ops.checks import _need_description, check_notes
+from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
+from hyperskill_lite.llm.structured import arr, obj
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["Voyager"]
+__all__ = ["Voyager", "VoyagerOps"]
+
+
+# ----------------------------------------------------------------- prompted operations
+VOYAGER_SKILL = """\
+You are adding a verified skill to an agent's skill library. The agent solved this task:
+
+Task: {query}
+Trajectory:
+{trajectory}
+
+Write the procedure it followed as a reusable program: a camelCase function name, a \
+description of what the function does in 2-3 sentences (it is used to retrieve the \
+skill later), and the program as a list of steps with task-specific values turned into \
+parameters.
+
+Reply with ONLY JSON: {"skills": [{"name": "camelCaseName", "description": "...", \
+"program": ["..."]}]}"""
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "voyager": obj(skills=arr(obj(name=NAME, description=SENTENCES, program=STEPS_SCHEMA), 1, 1)),
+}
+"""The JSON schema of each reply (keyed by the operation name its `VoyagerOps` method
+passes to ``chat_json``), the shape its prompt above asks for; sent as structured
+output when the server supports it (llm/structured.py)."""
+
+CANNED: list[tuple[str, Any]] = [
+    (
+        VOYAGER_SKILL.splitlines()[0],
+        {
+            "skills": [
+                {
+                    "name": "findAndCompute",
+                    "description": "Finds a value and computes the answer.",
+                    "program": ["search(entity)", "read(value)", "python(compute)"],
+                }
+            ]
+        },
+    ),
+]
+"""A valid reply per prompt above, by its first line (`baselines.prompts.scripted_reply`,
+for the scripted test server)."""
+
+
+class VoyagerOps(PromptedOps):
+    """Voyager's model operation (``describe_program``) over a prompted chat model."""
+
+    SCHEMAS = SCHEMAS
+    CANNED = CANNED
+
+    def describe_program(self, task: Task, episode: Episode) -> MemoryNote:
+        """Voyager: the verified procedure as a named skill with a description."""
+        prompt = fill(VOYAGER_SKILL, query=task.text, trajectory=self._traj(episode))
+        return self.chat_json(
+            "voyager",
+            prompt,
+            lambda o: _need_description(check_notes(o, ("skills",), max_items=1)[0]),
+        )
 
 
 class Voyager(BaselineMemory):
@@ -51,6 +117,7 @@ class Voyager(BaselineMemory):
     """
 
     name = "voyager"
+    OPS = VoyagerOps
     SECTIONS = (("skill", "## Skills from the skill library"),)
     STORES = ("library",)
 

@@ -2,8 +2,8 @@
 
 A method is one file: the module that defines the memory system calls
 ``register_method(MethodSpec(name, group, description, factory))`` at its end. The
-package's own methods register on import (HyperSkill and its ablations in
-methods/hyperskill.py, No Memory and the baselines in baselines/); a third-party
+package's own methods register on import (HyperSkill and its ablations in the package
+methods/hyperskill/, No Memory and the baselines in baselines/); a third-party
 distribution adds methods through the entry-point group ``hyperskill_lite.methods``
 (`ENTRY_POINT_GROUP`): each entry point loads a `MethodSpec`, or a callable returning
 one (or an iterable of them). `load_entry_points` reads the group once per process;

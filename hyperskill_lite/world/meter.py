@@ -3,8 +3,9 @@
 SkillWorld's simulated model answers without a model, so nothing reports its usage. For
 every operation SimLLM answers, `prompt_for` builds the prompt a live run would send for
 the same inputs, with the same builders the live model uses (methods/hyperskill/prompts.py
-for decompose, extract and merge, bench/judges.py for the self-judge; `baselines.ops.PromptedBaselineOps` for
-every baseline operation, its prompt captured before anything is sent), and `meter`
+for decompose, extract and merge, bench/judges.py for the self-judge;
+`baselines.PromptedBaselineOps`, every baseline's own prompted operations in one class,
+for every baseline operation, its prompt captured before anything is sent), and `meter`
 adds its tokens and those of the reply, written as JSON, to `SimLLM.usage` (an
 `llm.usage.Usage`) under the operation's name. The runner records the per-episode
 differences (agent, memory and judge tokens apart), so a SkillWorld run reports
@@ -30,7 +31,8 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-from hyperskill_lite.baselines.ops import OPERATIONS, PromptedBaselineOps
+from hyperskill_lite.baselines import PromptedBaselineOps
+from hyperskill_lite.baselines.ops import OPERATIONS
 from hyperskill_lite.bench.judges import judge_prompt
 from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.llm.tokens import count_tokens

@@ -4,12 +4,13 @@
 insight, an AWM workflow, a Voyager skill, a Dynamic Cheatsheet entry, a MemP
 procedure, a PlugMem knowledge unit. It has a title, a description, a content, a
 polarity (advice to follow or a mistake to avoid), a count (importance, votes, usage)
-and hidden `meta` (SkillWorld's latent ids). `BaselineLLM` names every operation;
-`PromptedBaselineOps` implements them over a `PromptedLLM`'s ``chat_json`` with the
-prompts of baselines/prompts.py and reply checks that repair what they can and reject the rest
-(then the one re-ask). `SimLLM` implements the same operations offline
-(world/baseline_ops.py), so every baseline runs live and in SkillWorld; `baseline_ops(llm)`
-picks which.
+and hidden `meta` (SkillWorld's latent ids). `BaselineLLM` names every operation.
+Each baseline implements its own over a `PromptedLLM`'s ``chat_json``, in its module
+(``class ExpeLOps(PromptedOps)`` in expel.py, with its prompt, reply schema and canned
+reply), with the reply checks here that repair what they can and reject the rest (then the
+one re-ask); `PromptedBaselineOps` composes all of them. `SimLLM` implements the same
+operations offline (world/baseline_ops.py), so every baseline runs live and in SkillWorld;
+`baseline_ops(llm, ops)` picks which.
 
 ===========================  ==============  =========================================
 operation                    used by         returns
@@ -40,18 +41,25 @@ trajectory_meta              DILU, ExpeL,    hidden meta of a raw trajectory (no
 ===========================  ==============  =========================================
 
 This package: notes.py (`MemoryNote`, `InsightOp`, `KnowledgeUpdate`), protocol.py
-(`BaselineLLM`), checks.py (the reply checks several baselines share), prompted.py
-(`OPERATIONS`, `PromptedBaselineOps`, `baseline_ops`).
+(`BaselineLLM`), checks.py (the reply checks of the prompted operations), prompted.py
+(`OPERATIONS`, the base `PromptedOps`, `baseline_ops`, and `every_baseline_ops`, which
+composes `PromptedBaselineOps`: every built-in baseline's class in one).
 
-Not here: the memory systems (one module each), requests and retries (llm/client.py),
-prompt texts (baselines/prompts.py), the offline implementations (world/baseline_ops.py).
+Not here: the memory systems and their prompted operations and prompts (one module each;
+baselines/prompts.py gathers the prompts), requests and retries (llm/client.py), the
+offline implementations (world/baseline_ops.py).
 """
 
 from __future__ import annotations
 
 from hyperskill_lite.baselines.ops.checks import check_importance, check_insight_ops, check_notes
 from hyperskill_lite.baselines.ops.notes import INSIGHT_OPS, InsightOp, KnowledgeUpdate, MemoryNote
-from hyperskill_lite.baselines.ops.prompted import OPERATIONS, PromptedBaselineOps, baseline_ops
+from hyperskill_lite.baselines.ops.prompted import (
+    OPERATIONS,
+    PromptedOps,
+    baseline_ops,
+    every_baseline_ops,
+)
 from hyperskill_lite.baselines.ops.protocol import BaselineLLM
 
 __all__ = [
@@ -60,10 +68,20 @@ __all__ = [
     "KnowledgeUpdate",
     "BaselineLLM",
     "OPERATIONS",
+    "PromptedOps",
     "PromptedBaselineOps",
     "baseline_ops",
+    "every_baseline_ops",
     "INSIGHT_OPS",
     "check_notes",
     "check_insight_ops",
     "check_importance",
 ]
+
+
+
+def __getattr__(name: str) -> object:
+    """`PromptedBaselineOps` (`every_baseline_ops()`, composed on first use)."""
+    if name == "PromptedBaselineOps":
+        return every_baseline_ops()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
