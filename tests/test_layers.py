@@ -207,11 +207,6 @@ LAZY_MARK = "# lazy:"
 """What an import of the package inside a function carries, on its line or in the comment
 just above, followed by why it is not at the module's top (which heavy dependency or extra
 it would load, or which cycle it would close)."""
-NOT_YET_MARKED = {"baselines/base.py"}
-"""Files whose in-function imports a parallel change of issue 38 moves or marks (drop a
-file from here once it passes)."""
-
-
 def unmarked_lazy_imports(root: Path, package: str) -> list[str]:
     """Imports of the package inside a function without a `LAZY_MARK` comment on the
     import's first line, the line above or the comment lines just above that, as
@@ -265,8 +260,7 @@ def test_core_needs_only_numpy_and_scipy():
 
 
 def test_every_import_of_the_package_inside_a_function_says_why():
-    bad = [u for u in unmarked_lazy_imports(ROOT, PACKAGE)
-           if u.split(":", 1)[0] not in NOT_YET_MARKED]
+    bad = unmarked_lazy_imports(ROOT, PACKAGE)
     assert bad == [], "move these to the module's top, or mark them '# lazy: why'"
 
 

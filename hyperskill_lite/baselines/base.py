@@ -35,6 +35,7 @@ import numpy as np
 
 from hyperskill_lite.baselines.ops import MemoryNote, baseline_ops
 from hyperskill_lite.baselines.store import VectorStore
+from hyperskill_lite.core.embed import default_encoder
 from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import ContextItem, MaintenanceReport, MemoryContext, Task
@@ -102,8 +103,6 @@ class BaselineMemory(ABC):
         if int(k) < 1:
             raise ValueError(f"{self.name}: retrieval count k must be >= 1, got {k}")
         if encoder is None:
-            from hyperskill_lite.core.embed import default_encoder
-
             encoder = default_encoder()
         self.llm = llm
         self.ops = baseline_ops(llm, self.OPS)

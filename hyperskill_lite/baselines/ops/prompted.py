@@ -20,6 +20,7 @@ from typing import Any
 from hyperskill_lite.agent.prompts import SENTENCES
 from hyperskill_lite.llm.structured import arr
 from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.methods.registry import registered
 from hyperskill_lite.types import Episode, Task
 
 __all__ = ["OPERATIONS", "PromptedOps", "STEPS_SCHEMA", "baseline_ops", "every_baseline_ops"]
@@ -96,14 +97,13 @@ def every_baseline_ops() -> type:
     ``prompted_ops`` its registration names, methods/registry.py) composed, in
     registration order. Built once, on first use (the baselines register when
     `hyperskill_lite.baselines` is imported, which any import of this module does first);
-    read from the registry, not imported, as the baselines' modules import this one.
+    read from the registry (the baselines' modules import this one, so it cannot import
+    them).
 
     >>> ops = every_baseline_ops()
     >>> ops.__name__, all(callable(getattr(ops, op, None)) for op in OPERATIONS)
     ('PromptedBaselineOps', True)
     """
-    from hyperskill_lite.methods.registry import registered
-
     classes = tuple(dict.fromkeys(
         s.prompted_ops for s in registered()
         if s.source == "hyperskill_lite" and isinstance(s.prompted_ops, type)
