@@ -17,9 +17,8 @@ substitutions: the study-time table read from the notebooks' headers, the slide 
 The API reference (``api/``) is generated from the package's docstrings by sphinx-autoapi
 (it reads the source, imports nothing, so it builds offline with no extra installed) with
 napoleon reading the numpydoc sections. A docstring's markup slip (a table docutils cannot
-parse, a ``|x|`` read as a substitution) would fail the whole site under ``-W``: on the
-reference's pages alone such messages are set aside into ``api-markup.log`` (beside the
-doctrees), never on the guide's, the course's or the notebooks' pages.
+parse, a ``|x|`` read as a substitution) fails the build under ``-W`` like a slip on any
+other page: the message names the module's page and line.
 
 Our addition (not from the paper): the course itself is ours; the paper has no course.
 Not here: the staging of the notebooks (widget outputs, solutions, alt text, the table of
@@ -29,11 +28,7 @@ contents; see tools/coursebook/) and the checks of the built pages (tests/browse
 from __future__ import annotations
 
 import json
-import logging
-import re
 from pathlib import Path
-
-from docutils import nodes
 
 _COURSE = Path(__file__).with_name("_course.json")
 course: dict = json.loads(_COURSE.read_text(encoding="utf-8")) if _COURSE.is_file() else {}
@@ -76,57 +71,6 @@ napoleon_google_docstring = False
 suppress_warnings = ["autoapi.python_import_resolution"]
 """autoapi cannot follow a few imports of module constants (``ENV_API_KEY`` ...); the
 names are still documented where they are defined."""
-
-
-class _ReferenceMarkup(logging.Filter):
-    """Takes a warning located on an ``api/`` page (a docstring's markup) out of the
-    warning stream; `_report` logs it as information when the build ends."""
-
-    AT = re.compile(r"(^|[/'\"( ])api/")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.kept: dict[str, None] = {}
-        """Each message once (the filter sits on every handler of Sphinx's logger)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        where = getattr(record, "location", None)
-        where = ":".join(map(str, where)) if isinstance(where, tuple) else str(where or "")
-        if record.levelno >= logging.WARNING and self.AT.search(where):
-            self.kept[f"{where}: {record.getMessage()}"] = None
-            return False
-        return True
-
-
-_MARKUP = _ReferenceMarkup()
-
-
-def _report(app, exception) -> None:  # noqa: ANN001 - Sphinx's event arguments
-    """The kept messages, in ``api-markup.log`` beside the doctrees (and as information)."""
-    log = logging.getLogger("sphinx.hyperskill_lite.api")
-    Path(app.doctreedir).mkdir(parents=True, exist_ok=True)
-    (Path(app.doctreedir).parent / "api-markup.log").write_text(
-        "".join(f"{m}\n" for m in _MARKUP.kept), encoding="utf-8")
-    if _MARKUP.kept:
-        log.info("api reference: %d docstring markup message(s) in api-markup.log",
-                 len(_MARKUP.kept))
-
-
-def _plain_problems(app, doctree, docname: str) -> None:  # noqa: ANN001 - Sphinx's event
-    """On an ``api/`` page, docutils' link from a markup slip to its (set aside) message
-    becomes the docstring's own text: no link to an anchor the page does not have."""
-    if docname.startswith("api/"):
-        for node in list(doctree.findall(nodes.problematic)):
-            plain = nodes.inline(node.astext(), node.astext())
-            plain["ids"] = node["ids"]
-            node.replace_self(plain)
-
-
-def setup(app) -> None:  # noqa: ANN001 - Sphinx's application object
-    for handler in logging.getLogger("sphinx").handlers:
-        handler.filters.insert(0, _MARKUP)
-    app.connect("build-finished", _report)
-    app.connect("doctree-resolved", _plain_problems)
 
 
 # --- notebooks: render what is committed, run nothing --------------------------------
