@@ -38,6 +38,7 @@ def show(source: Any, tasks: Any = (), *, checkpoint: int | None = None, selecte
     ``w.checkpoint`` moves the widget.
     """
     src = make_source(source, tasks, seed=seed, budget=budget)
-    from hyperskill_lite.widget.model import MemoryWidget  # lazy: anywidget loads ipywidgets (0.3 s), wanted only once a widget is shown
+    # lazy: anywidget loads ipywidgets (0.3 s), wanted only once a widget is shown
+    from hyperskill_lite.widget.model import MemoryWidget
 
     return MemoryWidget(src, selected=selected, checkpoint=checkpoint)
