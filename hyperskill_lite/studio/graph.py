@@ -60,9 +60,9 @@ class Budget:
     rings: int = MAX_RINGS
 
 
-WIDGET_BUDGET = Budget(skills=600, edges=5000, rings=1000)
+WIDGET_BUDGET = Budget(skills=1500, edges=5000, rings=1000)
 """The notebook widget's budget: 5,000 hyperedges (its aggregation threshold: a larger
-memory is drawn as its 600 most used skills and a sample of 5,000 trajectories, and the
+memory is drawn as its 1,500 most used skills and a sample of 5,000 trajectories, and the
 widget says so), subtask rings up to 1,000 hyperedges (beyond, a trajectory's subtasks
 are listed when it is clicked)."""
 LABEL_CHARS = 28

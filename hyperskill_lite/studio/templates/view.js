@@ -285,6 +285,7 @@ const HSL = (function () {
     const box = this.diffBox, cks = this.run.graph.checkpoints, i = this.ck;
     if (!box) return;
     box.textContent = "";
+    for (const a of ["data-from", "data-to", "data-merged", "data-pruned"]) box.removeAttribute(a);
     if (cks.length < 2) return;
     if (i === 0) { box.appendChild(el("p", { class: "legend", text: "The first checkpoint: move the slider to see what maintenance did after it." })); return; }
     const j = Math.max(0, Math.min(this.since, i - 1));

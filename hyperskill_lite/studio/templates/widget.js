@@ -9,7 +9,12 @@ let hslWidgets = 0;
 function render({ model, el }) {
   const run = model.get("data") || {};
   const { el: h } = HSL;
-  const root = h("div", { class: "hsl hsl-widget" });
+  /* keys pressed in the widget (the slider's arrows, Home, End; typing in the search)
+     are its own, not JupyterLab's notebook shortcuts (Lumino skips an element marked so) */
+  const root = h("div", { class: "hsl hsl-widget", "data-lm-suppress-shortcuts": "true" });
+  root.addEventListener("keydown", (e) => {  // nor the notebook's, which cancels arrow keys
+    if (e.target && e.target.matches && e.target.matches("input, select, textarea")) e.stopPropagation();
+  });
   el.appendChild(root);
   const counts = (run.graph && run.graph.totals) || {};
   root.appendChild(h("p", { class: "legend hsl-title" },
@@ -40,6 +45,8 @@ function render({ model, el }) {
       save({ selected: t.task_id, selected_kind: "task" });
     },
   });
+  root.hslView = view;  // for the browser tests (tests/browser/test_widget*.py)
+  root.hslTasks = tasks;
   root.setAttribute("data-ready", "1");
 
   /* a selection made in Python: an element is selected in the drawing, a task shown */
