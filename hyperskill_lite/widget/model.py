@@ -18,6 +18,7 @@ Not here: what it shows (source.py and the studio's data model), `show` (show.py
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -53,11 +54,12 @@ class MemoryWidget(anywidget.AnyWidget):
     ways unless said): `selected`, `selected_kind` (read it), `checkpoint` (index into
     the run's checkpoints; the last is the final memory), `filters` ({"s0", "s1", "u",
     "e": kinds shown, "gamma": utility at least, "degree", "text"}), `draw_ms` (read it:
-    the browser's first drawing, in ms); `data` is the studio's run view it draws."""
+    the browser's first drawing, in ms); `data` is the studio's run view it draws (sent
+    as one JSON text, `view_json`: a notebook's saved widget state keeps it on one line)."""
 
     _esm = traitlets.Unicode("").tag(sync=True)
     _css = traitlets.Unicode("").tag(sync=True)
-    data = traitlets.Dict().tag(sync=True)
+    view_json = traitlets.Unicode("{}").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
     selected_kind = traitlets.Unicode("").tag(sync=True)
     checkpoint = traitlets.Int(0).tag(sync=True)
@@ -74,11 +76,18 @@ class MemoryWidget(anywidget.AnyWidget):
             raise ValueError(f"show: checkpoint {checkpoint} is out of range (this run has "
                              f"{len(cks)} checkpoints: 0 to {last}, or -1 for the last)")
         kwargs.setdefault("layout", Layout(model_id=model_id("layout")))
-        super().__init__(_esm=_esm(), _css=view_css(), data=source.view,
+        text = json.dumps(source.view, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        super().__init__(_esm=_esm(), _css=view_css(), view_json=text,
                          checkpoint=ck % len(cks), model_id=model_id("memory"), **kwargs)
         self.on_msg(self._on_msg)
         if selected:
             self.selected = selected
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The studio's run view the widget draws (studio/build.py `run_view`, or
+        studio/memory_view.py for a memory)."""
+        return self._source.view
 
     def __repr__(self) -> str:
         v = self.data

@@ -83,7 +83,9 @@ def draw_png(view: dict[str, Any], checkpoint: int, width_px: int = 900,
                  "green success, red failure), subtasks (light blue); size = utility",
                  fontsize=8.5, y=0.985)
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=100, metadata={"Software": None})
+    fig.savefig(out, format="png", dpi=100, metadata={  # no version tag; the site's alt text
+        "Software": None, "Title": f"The memory widget's static copy: {label}",
+        "Description": summary(view, checkpoint).split(". The picture")[0]})
     return out.getvalue()
 
 

@@ -84,17 +84,18 @@ const HSL = (function () {
     svg.appendChild(base); svg.appendChild(line);
     return svg;
   }
-  const GROUPS = {
+  const GROUPS = {  // trajectories and subtasks without a border: one stroke less each
     s0: { shape: "dot", color: COLORS.skill }, s1: { shape: "dot", color: COLORS.mistake },
-    e0: { shape: "square", color: COLORS.ok }, e1: { shape: "square", color: COLORS.fail },
-    u: { shape: "dot", color: COLORS.subtask },
+    e0: { shape: "square", color: COLORS.ok, borderWidth: 0 }, e1: { shape: "square", color: COLORS.fail, borderWidth: 0 },
+    u: { shape: "dot", color: COLORS.subtask, borderWidth: 0 },
   };
   const KIND = { s: "skill", e: "trajectory", u: "subtask" };
 
   /* ------------------------------------------------------------ the hypergraph view
      View(div, run, opts): opts = {index (the element ids' suffix), go (what an id link
-     does; default: select it here), onSelect(id, kind), onCheckpoint(i), onDrawn(ms),
-     ask(id) (fetch what the data does not carry; the answer comes to addDetails)} */
+     does; default: select it here), onSelect(id, kind), onCheckpoint(i), onFilters(f),
+     onDrawn(ms) (the first drawing, timed from opts.t0 or from when the network is
+     made), ask(id) (fetch what the data does not carry; the answer comes to addDetails)} */
   function View(div, run, opts) {
     this.run = run; this.opts = opts || {}; this.div = div;
     this.index = this.opts.index || 0;
@@ -161,14 +162,16 @@ const HSL = (function () {
     this.ck = i;
     this.state = new Array(this.run.graph.nodes.length);
     ck.present.forEach((n, k) => { this.state[n] = { gamma: ck.gamma[k], nu: ck.nu[k], degree: ck.degree[k] }; });
-    this.links = new Set(ck.links);
   };
   View.prototype.buildNetwork = function () {
-    const g = this.run.graph, t0 = performance.now();
+    const g = this.run.graph, t0 = this.opts.t0 || performance.now();
     const shown = this.shownSet();
+    this.drawn = g.nodes.map((n, i) => {
+      const st = this.state[i];
+      return [shown.has(i), st ? st.gamma + "/" + st.nu + "/" + st.degree : "-"];
+    });
     this.nodes = new vis.DataSet(g.nodes.map((n, i) => Object.assign(this.visNode(n, i, this.state[i]), { hidden: !shown.has(i) })));
-    this.edges = new vis.DataSet(g.links.map((l, i) => ({ id: "l" + i, from: l[0], to: l[1],
-      hidden: !(this.links.has(i) && shown.has(l[0]) && shown.has(l[1])) })));
+    this.edges = new vis.DataSet([]);  // the memberships are drawn by drawLinks, not as vis edges
     const sig = (this.run.significance || {}).rows || [];
     const index = this.nodeIndex();
     this.sigEdges = sig.filter((row) => row[0] in index && row[2] in index)
@@ -184,6 +187,7 @@ const HSL = (function () {
       groups: GROUPS,
     });
     this.network.on("click", (p) => { if (p.nodes.length) this.select(g.nodes[p.nodes[0]][0]); });
+    this.network.on("beforeDrawing", (ctx) => this.drawLinks(ctx));
     this.network.once("afterDrawing", () => {
       this.drawMs = performance.now() - t0;
       this.netDiv.setAttribute("data-draw-ms", this.drawMs.toFixed(1));
@@ -205,7 +209,7 @@ const HSL = (function () {
     else Object.assign(node, { group: "u", size: 2 + 3 * gm });
     node.title = id + ": " + label + (st ? " \u00b7 \u03b3 " + fmt(st.gamma) + ", \u03bd " + st.nu + ", degree " + st.degree : "");
     if (this.marked.has(i)) Object.assign(node, { borderWidth: 4, color: { border: COLORS.mark, background: GROUPS[node.group].color } });
-    else Object.assign(node, { borderWidth: 1, color: null });
+    else if (this.wasMarked && this.wasMarked.has(i)) Object.assign(node, { borderWidth: 1, color: null });
     return node;
   };
   View.prototype.setCheckpoint = function (i, quiet, noDraw) {
@@ -253,16 +257,53 @@ const HSL = (function () {
   };
   View.prototype.redraw = function () {
     if (!this.network) return;
-    const g = this.run.graph, shown = this.shownSet();
-    this.nodes.update(g.nodes.map((n, i) => Object.assign(this.visNode(n, i, this.state[i]), { hidden: !shown.has(i) })));
-    this.edges.update(g.links.map((l, i) => ({ id: "l" + i,
-      hidden: !(this.links.has(i) && shown.has(l[0]) && shown.has(l[1])) })));
+    const g = this.run.graph, shown = this.shownSet(), was = this.drawn || [];
+    const now = new Array(g.nodes.length), changed = [];
+    g.nodes.forEach((n, i) => {  // only what changed goes to vis-network: each update costs
+      const st = this.state[i], on = shown.has(i);
+      const key = st ? st.gamma + "/" + st.nu + "/" + st.degree : "-";
+      now[i] = [on, key];
+      const old = was[i];
+      if (old && old[1] === key) { if (old[0] !== on) changed.push({ id: i, hidden: !on }); }
+      else changed.push(Object.assign(this.visNode(n, i, st), { hidden: !on }));
+    });
+    this.drawn = now;
+    if (changed.length) this.nodes.update(changed);
     this.edges.update(this.sigEdges.map((e) => ({ id: e.id,
       hidden: !(this.filters.sig && shown.has(e.from) && shown.has(e.to)) })));
     this.afterRedraw(shown);
   };
+  /* A trajectory's memberships (hyperedge square to member node) are drawn on the canvas
+     under the nodes in one path, not as vis-network edges: 10,000 vis edges cost seconds
+     to make (each its own options and label), one path a few milliseconds. The
+     selected element's memberships are drawn darker. */
+  View.prototype.drawLinks = function (ctx) {
+    const g = this.run.graph, shown = this.visibleLinks || [], sel = this.nodeIndex()[this.selected];
+    ctx.save();
+    ctx.lineWidth = 0.6; ctx.strokeStyle = COLORS.link;
+    ctx.beginPath();
+    for (const k of shown) {
+      const a = g.nodes[g.links[k][0]], b = g.nodes[g.links[k][1]];
+      ctx.moveTo(a[2], a[3]); ctx.lineTo(b[2], b[3]);
+    }
+    ctx.stroke();
+    if (sel !== undefined) {
+      ctx.lineWidth = 1.6; ctx.strokeStyle = "#4a5563";
+      ctx.beginPath();
+      for (const k of shown) {
+        const [e, n] = g.links[k];
+        if (e !== sel && n !== sel) continue;
+        ctx.moveTo(g.nodes[e][2], g.nodes[e][3]); ctx.lineTo(g.nodes[n][2], g.nodes[n][3]);
+      }
+      ctx.stroke();
+    }
+    ctx.restore();
+  };
   View.prototype.afterRedraw = function (shown) {
     const g = this.run.graph, c = g.checkpoints[this.ck].counts;
+    this.visibleLinks = g.checkpoints[this.ck].links.filter((k) => shown.has(g.links[k][0]) && shown.has(g.links[k][1]));
+    this.netDiv.setAttribute("data-visible-links", String(this.visibleLinks.length));
+    if (this.network) this.network.redraw();
     this.countLine.textContent = "This checkpoint holds " + c.skill + " strategies, " + c.mistake +
       " mistakes, " + c.subtask + " subtask nodes and " + c.hyperedge + " trajectories; " +
       shown.size + " of the " + g.nodes.length + " drawn elements are shown.";
@@ -275,7 +316,9 @@ const HSL = (function () {
     this.marked = new Set((ids || []).filter((x) => x in index).map((x) => index[x]));
     if (!this.network) return;
     const g = this.run.graph, touched = new Set([...before, ...this.marked]);
+    this.wasMarked = before;  // their own border and colour go back to their group's
     this.nodes.update([...touched].map((i) => this.visNode(g.nodes[i], i, this.state[i])));
+    this.wasMarked = null;
     this.netDiv.setAttribute("data-marked", [...this.marked].map((i) => g.nodes[i][0]).sort().join(" "));
   };
 

@@ -1,5 +1,5 @@
-/* The notebook widget's glue (anywidget; hyperskill_lite/widget/): the model's "data" (a
-   run view, as the studio page's) drawn by view.js's View and TaskPanel, and the state
+/* The notebook widget's glue (anywidget; hyperskill_lite/widget/): the model's
+   "view_json" (a run view, as the studio page's, as JSON text) drawn by view.js's View and TaskPanel, and the state
    that goes both ways with Python: "selected" (a skill, trajectory, subtask or task id)
    and "selected_kind", "checkpoint" (the slider), "filters"; "draw_ms" (the time to the
    first drawing) goes to Python only. A trajectory's text the data does not carry is
@@ -7,7 +7,8 @@
 let hslWidgets = 0;
 
 function render({ model, el }) {
-  const run = model.get("data") || {};
+  const t0 = performance.now();  // draw_ms: from the data to the first drawing
+  const run = JSON.parse(model.get("view_json") || "{}");
   const { el: h } = HSL;
   /* keys pressed in the widget (the slider's arrows, Home, End; typing in the search)
      are its own, not JupyterLab's notebook shortcuts (Lumino skips an element marked so) */
@@ -31,7 +32,7 @@ function render({ model, el }) {
   const save = (values) => { for (const [k, v] of Object.entries(values)) model.set(k, v); model.save_changes(); };
   hslWidgets += 1;
   const view = new HSL.View(graphDiv, run, {
-    index: "w" + hslWidgets,
+    index: "w" + hslWidgets, t0,
     onSelect: (id, kind) => save({ selected: id, selected_kind: kind }),
     onCheckpoint: (i) => save({ checkpoint: i }),
     onFilters: (f) => save({ filters: f }),
