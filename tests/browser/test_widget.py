@@ -19,11 +19,10 @@ from hyperskill_lite.core.io import load_memory
 
 NOTEBOOK = "widget_check.ipynb"
 CELLS = [
-    "import tempfile\n"
     "from pathlib import Path\n"
     "from hyperskill_lite import show\n"
     "from hyperskill_lite.launch import RunSpec, execute, prepare\n"
-    "run = Path(tempfile.mkdtemp(prefix='widget-')) / 'hs'\n"
+    "run = Path('hs-run').resolve()  # beside the notebook, in the test's temporary folder\n"
     "execute(prepare(RunSpec(out=run, method='hyperskill', seed=0, episodes=24,\n"
     "                        encoder='hashing', progress=False, profile='gaia')))\n"
     "print(run)",
