@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -167,9 +168,10 @@ def test_the_page_and_the_widget_run_one_script(run):
 
 def test_an_executed_notebook_holds_the_same_widget_ids_and_state_in_two_kernels(tmp_path):
     nb = nbformat.v4.new_notebook()
+    here = str(Path(__file__).parent)
     nb.cells = [nbformat.v4.new_code_cell(
-        "import sys\nsys.path.insert(0, %r)\n" % str(__import__("pathlib").Path(__file__).parent)
-        + "from widget_memory import synthetic_memory\nfrom hyperskill_lite import show\n"
+        f"import sys\nsys.path.insert(0, {here!r})\n"
+        "from widget_memory import synthetic_memory\nfrom hyperskill_lite import show\n"
         "w = show(synthetic_memory(40))\nw"), nbformat.v4.new_code_cell("w.selected = 's3'")]
     done = []
     for _ in range(2):
