@@ -128,7 +128,7 @@
   Pane.prototype.show = function (runIndex) {
     this.run = RUNS[runIndex];
     this.runIndex = runIndex;
-    this.network = null;
+    this.network = null; this.netDiv = null; this.view = null; this.tasks = null;
     this.root.textContent = "";
     const sel = el("select", { "aria-label": "run", onchange: (e) => this.show(+e.target.value) },
       RUNS.map((r, i) => el("option", { value: i, selected: i === runIndex, text: r.name })));
