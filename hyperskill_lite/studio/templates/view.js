@@ -90,6 +90,7 @@ const HSL = (function () {
     u: { shape: "dot", color: COLORS.subtask, borderWidth: 0 },
   };
   const KIND = { s: "skill", e: "trajectory", u: "subtask" };
+  const BIG = 3000;  // drawn elements past which a drawing is "big" (View.buildNetwork)
 
   /* ------------------------------------------------------------ the hypergraph view
      View(div, run, opts): opts = {index (the element ids' suffix), go (what an id link
@@ -165,6 +166,7 @@ const HSL = (function () {
   };
   View.prototype.buildNetwork = function () {
     const g = this.run.graph, t0 = this.opts.t0 || performance.now();
+    this.big = g.nodes.length > BIG;  // no labels (unreadable at that scale; the tooltip has them), no hover
     const shown = this.shownSet();
     this.drawn = g.nodes.map((n, i) => {
       const st = this.state[i];
@@ -178,7 +180,7 @@ const HSL = (function () {
       .map((row, i) => ({ id: "sig" + i, from: index[row[0]], to: index[row[2]], dashes: true, hidden: !this.filters.sig,
         width: 2, color: { color: COLORS.sig }, title: row[1] + " + " + row[3] + ": " + row[4] + " shared (q = " + fmt(row[7], 4) + ")" }));
     this.edges.add(this.sigEdges);
-    const big = g.nodes.length > 3000;
+    const big = this.big;
     this.network = new vis.Network(this.netDiv, { nodes: this.nodes, edges: this.edges }, {
       physics: false, autoResize: true, layout: { improvedLayout: false },
       interaction: { hover: !big, tooltipDelay: 120, hideEdgesOnDrag: true, hideEdgesOnZoom: big },
@@ -204,7 +206,7 @@ const HSL = (function () {
     const [id, kind, x, y, label, code] = n;
     const gm = st ? (st.gamma || 0) : 0;
     const node = { id: i, x, y };
-    if (kind === "s") Object.assign(node, { group: code ? "s1" : "s0", size: 5 + 12 * gm, label });
+    if (kind === "s") Object.assign(node, { group: code ? "s1" : "s0", size: 5 + 12 * gm, label: this.big ? undefined : label });
     else if (kind === "e") Object.assign(node, { group: code ? "e1" : "e0", size: 3.5 + 6 * gm });
     else Object.assign(node, { group: "u", size: 2 + 3 * gm });
     node.title = id + ": " + label + (st ? " \u00b7 \u03b3 " + fmt(st.gamma) + ", \u03bd " + st.nu + ", degree " + st.degree : "");
