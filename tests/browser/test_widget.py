@@ -3,8 +3,10 @@ uses it: a notebook makes a SkillWorld run and shows it; the test clicks a skill
 drawing and reads the trajectories the widget lists for it (checked against the run's
 final memory), moves the checkpoint slider with the keyboard (the drawing and "what
 maintenance did" change, and Python's ``w.checkpoint`` follows), runs the next cell and
-finds the clicked skill in ``w.selected``; then sets ``w.selected`` from Python and sees
-the widget show that trajectory. Screenshots: widget-*.png in the shots folder.
+finds the clicked skill in ``w.selected``; sets ``w.selected`` from Python and sees the
+widget show that trajectory; picks a task and reads its retrieval (``explain()`` of the
+record's), its chosen skills marked in the drawing, and the task in ``w.selected``.
+Screenshots: widget-*.png in the shots folder.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import pytest
 from lab import CELL_STATE, Lab, open_notebook, run_all, run_cell, write_notebook
 
 from hyperskill_lite.core.io import load_memory
+from hyperskill_lite.core.retrieval import Retrieval
+from hyperskill_lite.runner import read_records
 
 NOTEBOOK = "widget_check.ipynb"
 CELLS = [
@@ -123,6 +127,23 @@ def test_the_widget_in_jupyterlab_click_slider_and_selection_back_in_python(lab,
                                ".getAttribute('data-edge') === eid", arg=eid, timeout=WAIT, polling=250)
         assert f"Trajectory {eid}" in details.inner_text()
         page.locator(WIDGET).screenshot(path=shots / "widget-4-python-selected.png")
+
+        # a task picked in the widget shows its retrieval, its chosen skills marked
+        records = read_records(run)
+        rec = records[-1]
+        kept = Retrieval.from_record(rec["explain"])
+        sel = page.locator(f"{WIDGET} select.task-select")
+        sel.select_option(label=next(o for o in sel.locator("option").all_inner_texts()
+                                     if o.startswith(f"episode {rec['index']} ")))
+        page.wait_for_function("(t) => document.querySelector('.hsl-widget .task-view')"
+                               ".getAttribute('data-task') === t", arg=rec["task_id"],
+                               timeout=WAIT, polling=250)
+        assert page.locator(f"{WIDGET} pre.explain").inner_text() == kept.explain()
+        marked = set((net.get_attribute("data-marked") or "").split())
+        assert set(kept.skill_ids) <= marked and set(kept.edge_ids) <= marked
+        assert run_cell(page, 2, "print(w.selected, w.selected_kind)").split() == [
+            rec["task_id"], "task"]
+        page.locator(WIDGET).screenshot(path=shots / "widget-5-task.png")
         state = page.evaluate(CELL_STATE)
         assert not state["errors"], "\n".join(state["errors"])
         assert not errors, "\n".join(errors)
