@@ -59,7 +59,7 @@ def draw_png(view: dict[str, Any], checkpoint: int, width_px: int = 900,
     nodes, ck = g["nodes"], g["checkpoints"][checkpoint]
     gamma = dict(zip(ck["present"], ck["gamma"]))
     fig = Figure(figsize=(width_px / 100, height_px / 100), dpi=100)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 0.94))
+    ax = fig.add_axes((0.01, 0.0, 0.98, 0.91))
     ax.set_axis_off()
     ax.invert_yaxis()  # screen coordinates, as vis-network draws them
     segs = [(nodes[a][2:4], nodes[b][2:4]) for a, b in (g["links"][k] for k in ck["links"])]
@@ -79,9 +79,9 @@ def draw_png(view: dict[str, Any], checkpoint: int, width_px: int = 900,
     ax.set_aspect("equal", adjustable="datalim")
     label = "the memory" if view.get("kind") == "memory" else (
         f"{view.get('name')} after episode {ck['after']}")
-    fig.suptitle(f"{label}: strategies (blue), mistakes (red dots), trajectories (squares: "
-                 "green success, red failure), subtasks (light blue); size = utility",
-                 fontsize=8.5, y=0.985)
+    fig.suptitle(f"{label}\ndots: strategies (blue), mistakes (red), subtasks (light blue); "
+                 "squares: trajectories (green success, red failure); size: utility γ",
+                 fontsize=8, y=0.99)
     out = io.BytesIO()
     fig.savefig(out, format="png", dpi=100, metadata={  # no version tag; the site's alt text
         "Software": None, "Title": f"The memory widget's static copy: {label}",
