@@ -18,6 +18,8 @@ The package is laid out by concern (README, "Layout"); dependencies point one wa
 - ``serve/``      the memory as an MCP server for any agent, its skills as Agent Skills;
 - ``studio/``     the memory studio: one self-contained HTML page of run folders
                   (``inspect``), co-occurrence beyond chance;
+- ``widget/``     the memory in the notebook: ``show(memory or run folder)``, an
+                  anywidget drawn by the studio's script, its selection back in Python;
 - ``cli/``        ``python -m hyperskill_lite``, one module per command;
 - ``methods/``    the memory methods by CLI name: the registry every method registers
                   in (plugins through the ``hyperskill_lite.methods`` entry points) and
@@ -103,6 +105,7 @@ from hyperskill_lite.types import (
     Skill,
     Task,
 )
+from hyperskill_lite.widget import show
 from hyperskill_lite.world import SimLLM
 
 
@@ -187,6 +190,7 @@ __all__ = [
     "write_hif",
     "read_hif",
     "build_studio",
+    "show",
     "cooccurrence_significance",
     "permutation_test",
     "nodes_frame",

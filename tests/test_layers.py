@@ -51,12 +51,13 @@ ALLOWED: dict[str, set[str]] = {
                 "runner", "compare", "launch", "protocol"},
     "course": {"core", "agent"},
     "studio": {"core", "types", "runner", "protocol", "plots"},
+    "widget": {"core", "types", "runner", "studio"},  # the studio's data model and script
     "_startup": set(),
     "testing": {"core", "types", "agent"},
     "__main__": {"cli", "_startup"},
     "__init__": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                  "runner", "compare", "explore", "sweep", "course", "launch", "protocol",
-                 "stats", "logs", "serve", "studio", "_startup"},
+                 "stats", "logs", "serve", "studio", "widget", "_startup"},
 }
 """Area -> the other areas its modules may import (an area may always import itself).
 No area lists "testing": the stand-ins are imported only from outside the package."""

@@ -69,7 +69,8 @@ def test_a_skills_provenance_lists_its_trajectories_and_history(demo, data):
         holding = [e for e in final.edge_ids() if sid in final.edge(e).node_ids]
         assert p["n_trajectories"] == len(holding)
         assert set(p["trajectories"]) <= set(holding) and p["trajectories"]
-        assert p["gamma"][-1][1:] == [round(final.node(sid).gamma, 3), final.node(sid).nu]
+        assert p["gamma"][-1][1:] == [round(final.node(sid).gamma, 3), final.node(sid).nu,
+                                   round(final.node(sid).sigma, 3)]
         shown = [r["index"] for r in records if sid in r["retrieved"]]
         assert p["n_retrieved"] == len(shown)
         born = p["born"]

@@ -1,14 +1,16 @@
 """The memory studio: one self-contained HTML page that shows what a run's memory learned,
 why each task saw what it saw, and how the memory changed (``python -m hyperskill_lite
-inspect RUN [RUN ...]``; docs/guide/studio.md; notebook 10).
+inspect RUN [RUN ...]``; docs/guide/studio.md; notebook 10). Its data model and its
+drawing's script are also the notebook widget's (hyperskill_lite/widget/, ``show``).
 
 ===================  ====================================================================
 module               what it holds
 ===================  ====================================================================
 runs.py              run folders: one run, or every run in a demo, compare or sweep folder
 history.py           a run's memory snapshots (maintenance checkpoints, final state)
-graph.py             the drawing: what is drawn (sampled beyond a budget), the layout,
-                     each checkpoint's elements and their gamma, nu and degree
+graph.py             the drawing: what is drawn (aggregated beyond a budget: the page's,
+                     the widget's), the layout, each checkpoint's elements and their
+                     gamma, nu and degree
 provenance.py        each skill's provenance; what each maintenance cycle did
 explain.py           each episode's retrieval as `Retrieval.explain()` prints it
 hygiene.py           near-duplicates, contradictions, never retrieved, utility
@@ -16,9 +18,13 @@ cooccurrence.py      skill pairs co-occurring beyond chance (configuration-model
                      permutation test, Benjamini-Hochberg)
 records.py           a run's records in one streaming pass, retrievals read on demand
 charts.py            the run's charts as data (the page draws them as SVG)
-build.py             all of it as the page's JSON data (`studio_data`)
-render.py            the page: template + vis-network (from pyvis) + data, one file
-templates/           the page's HTML, CSS and script (package data)
+build.py             all of it as the page's JSON data (`studio_data`, `run_view`)
+memory_view.py       the same run view of a memory alone (`memory_view`: the widget's)
+render.py            the page: template + vis-network (from pyvis) + data, one file;
+                     the widget's ES module (`widget_module`)
+templates/           package data: view.js / view.css (the drawing, its controls, the
+                     details and retrievals: the page's and the widget's), studio.js /
+                     studio.css / studio.html (the page), widget.js (the widget's glue)
 ===================  ====================================================================
 
 Data extraction (everything up to build.py) is apart from the HTML (render.py and the
@@ -42,6 +48,7 @@ from hyperskill_lite.studio.cooccurrence import (
     cooccurrence_significance,
     permutation_test,
 )
+from hyperskill_lite.studio.memory_view import memory_view
 from hyperskill_lite.studio.render import (
     StudioDependencyError,
     is_studio_page,
@@ -56,6 +63,7 @@ __all__ = [
     "StudioDependencyError",
     "studio_data",
     "run_view",
+    "memory_view",
     "render",
     "write_studio",
     "is_studio_page",

@@ -28,7 +28,7 @@ from hyperskill_lite.runner.summary import summarize
 from hyperskill_lite.studio import charts
 from hyperskill_lite.studio.cooccurrence import cooccurrence_significance
 from hyperskill_lite.studio.explain import task_views
-from hyperskill_lite.studio.graph import graph_data
+from hyperskill_lite.studio.graph import Budget, graph_data
 from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import hygiene
 from hyperskill_lite.studio.provenance import cycles, edge_info, provenance
@@ -54,11 +54,13 @@ SUMMARY_KEYS = ("SR", "Steps", "Calls", "CtxTokens", "MemMs", "Tokens", "MemToke
 class StudioOptions:
     """How the studio computes what it shows: `seed` (layout and the null samples),
     `samples` (null samples of the co-occurrence test; 0 skips it), `alpha` (its false
-    discovery rate)."""
+    discovery rate), `budget` (the drawing's)."""
 
     seed: int = 0
     samples: int = 1000
     alpha: float = 0.05
+    budget: Budget | None = None
+    """What the drawing holds at most (graph.py: the page's `Budget()` by default)."""
 
 
 def _settings(info: dict[str, Any]) -> list[list[Any]]:
@@ -117,7 +119,7 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
     view |= {"tasks": tv["tasks"], "tasks_note": tv["note"]}
     if snaps:
         final = snaps[-1].memory
-        graph = graph_data(snaps, seed=opts.seed)
+        graph = graph_data(snaps, seed=opts.seed, budget=opts.budget)
         born = {}
         hyg = hygiene(final)
         sig = _significance(final, opts)

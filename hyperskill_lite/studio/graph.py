@@ -9,9 +9,17 @@ belong to it alone, sit on a small ring around its square. The layout is network
 spring layout of the skills and hyperedges of all snapshots, seeded, so a page is the
 same every time it is written.
 
-What cannot be drawn is sampled, and the page says so: at most `MAX_SKILLS` skill nodes
-(those with the largest degree in any snapshot) and `MAX_EDGES` hyperedges (the newest
-holding a drawn skill) are drawn; the counts of everything are always given.
+What cannot be drawn is aggregated, and the drawing says so: at most `max_skills` skill
+nodes (the most used: the largest degree in any snapshot) and `max_edges` hyperedges (a
+sample: the newest holding a drawn skill) are drawn, and a trajectory's subtask ring only
+while at most `max_rings` hyperedges are drawn; the counts of everything are always
+given. The page keeps the small budgets (`MAX_SKILLS`, `MAX_EDGES`: several runs in one
+file), the notebook widget (hyperskill_lite/widget/) the large ones (`WIDGET_BUDGET`).
+
+A component of more than `SPRING_MAX` drawn elements is laid out in two steps, so 5,000
+hyperedges take a fraction of a second rather than an (n, n) spring: its skills by the
+spring over the skill pairs that share a hyperedge, then each hyperedge at the centroid
+of its drawn skills, spread on a small golden-angle spiral where several meet.
 
 Not here: reading snapshots (history.py), the page (render.py, the template).
 """
@@ -20,18 +28,43 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from hyperskill_lite.studio.history import Snapshot, counts, lookup, node_degrees
 
-__all__ = ["graph_data", "MAX_SKILLS", "MAX_EDGES", "LABEL_CHARS"]
+__all__ = ["graph_data", "Budget", "MAX_SKILLS", "MAX_EDGES", "MAX_RINGS", "WIDGET_BUDGET",
+           "SPRING_MAX", "LABEL_CHARS"]
 
 MAX_SKILLS = 300
-"""Skill nodes drawn at most (largest degree in any snapshot first)."""
+"""Skill nodes the page draws at most (largest degree in any snapshot first)."""
 MAX_EDGES = 400
-"""Hyperedges drawn at most (the newest holding a drawn skill first)."""
+"""Hyperedges the page draws at most (the newest holding a drawn skill first)."""
+MAX_RINGS = 400
+"""Subtask rings are drawn while at most this many hyperedges are (the page's default)."""
+SPRING_MAX = 600
+"""Components up to this many drawn elements get the (n, n) spring layout; larger ones
+the two-step layout (module docstring)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one drawing holds at most: `skills` skill nodes (the most used), `edges`
+    hyperedges (a sample beyond), subtask rings while at most `rings` hyperedges are
+    drawn."""
+
+    skills: int = MAX_SKILLS
+    edges: int = MAX_EDGES
+    rings: int = MAX_RINGS
+
+
+WIDGET_BUDGET = Budget(skills=1500, edges=5000, rings=1000)
+"""The notebook widget's budget: 5,000 hyperedges (its aggregation threshold: a larger
+memory is drawn as its 1,500 most used skills and a sample of 5,000 trajectories, and the
+widget says so), subtask rings up to 1,000 hyperedges (beyond, a trajectory's subtasks
+are listed when it is clicked)."""
 LABEL_CHARS = 28
 """Characters of a node's text shown as its label."""
 
@@ -41,7 +74,8 @@ def _short(text: str, n: int = LABEL_CHARS) -> str:
     return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
-def _choose(snaps: Sequence[Snapshot]) -> tuple[list[str], list[str], dict[str, int]]:
+def _choose(snaps: Sequence[Snapshot], budget: Budget
+            ) -> tuple[list[str], list[str], dict[str, int]]:
     """(skill ids, hyperedge ids) drawn, and how many of each the run ever held."""
     best: dict[str, int] = {}
     for snap in snaps:
@@ -51,10 +85,10 @@ def _choose(snaps: Sequence[Snapshot]) -> tuple[list[str], list[str], dict[str, 
         for sid, d in zip(map(S.ids.__getitem__, rows.tolist()), deg.tolist()):
             if d >= best.get(sid, -1):
                 best[sid] = d
-    skills = sorted(best, key=lambda s: (-best[s], int(s[1:])))[:MAX_SKILLS]
+    skills = sorted(best, key=lambda s: (-best[s], int(s[1:])))[:budget.skills]
     last = snaps[-1].memory  # hyperedges are never removed: the last snapshot has all
     all_edges = list(last._edg.ids)
-    if len(all_edges) <= MAX_EDGES:
+    if len(all_edges) <= budget.edges:
         return skills, all_edges, {"skills": len(best), "hyperedges": len(all_edges)}
     holding = np.zeros(last._edg.n, dtype=bool)
     for snap in snaps:
@@ -63,7 +97,7 @@ def _choose(snaps: Sequence[Snapshot]) -> tuple[list[str], list[str], dict[str, 
         node, edge = m._inc["skill"].pairs()
         hit = edge[_mask(m._skl.n, rows)[node]]
         holding[hit[hit < last._edg.n]] = True
-    chosen = np.flatnonzero(holding)[-MAX_EDGES:]
+    chosen = np.flatnonzero(holding)[-budget.edges:]
     return skills, [all_edges[j] for j in chosen.tolist()], {
         "skills": len(best), "hyperedges": len(all_edges)}
 
@@ -75,11 +109,12 @@ def _mask(n: int, rows: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str]
+def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str], rings: bool = True
              ) -> tuple[dict[str, list[str]], dict[str, str], list[tuple[str, str]]]:
     """(subtask ids of each drawn edge, subtask id -> its text, the (edge, node) links
     of any snapshot between drawn elements, in first-seen order). Only the memberships
-    of drawn hyperedges are visited (one vectorised filter per snapshot)."""
+    of drawn hyperedges are visited (one vectorised filter per snapshot); `rings` False
+    leaves the subtask nodes out."""
     subtasks: dict[str, list[str]] = {}
     text: dict[str, str] = {}
     links: dict[tuple[str, str], None] = {}
@@ -87,7 +122,7 @@ def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str]
         m = snap.memory
         cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
                                         dtype=np.int64))
-        for kind, st in (("subtask", m._sub), ("skill", m._skl)):
+        for kind, st in (("subtask", m._sub), ("skill", m._skl))[0 if rings else 1:]:
             node, edge = m._inc[kind].pairs()
             sel = cols[edge]
             for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
@@ -151,26 +186,43 @@ def _components(n: int, pairs: np.ndarray) -> np.ndarray:
 
 def _layout(skills: list[str], edges: list[str], links: list[tuple[str, str]],
             seed: int) -> dict[str, tuple[float, float]]:
-    """Positions (px) of the drawn skills and hyperedges: a seeded spring layout
-    (`_spring`) of each connected component (`_components`), scaled to its
-    size, the components packed in rows (largest first) about twice as wide as high."""
+    """Positions (px) of the drawn skills and hyperedges: each connected component
+    (`_components`) laid out by `_spring` (or `_two_step` beyond `SPRING_MAX` elements),
+    scaled to its size, the components packed in rows (largest first) about twice as
+    wide as high."""
     names = list(edges) + list(skills)
     at = {v: i for i, v in enumerate(names)}
     pairs = np.array([(at[e], at[n]) for e, n in dict.fromkeys(links) if n in at and e in at
                       and n[:1] == "s"], dtype=np.int64).reshape(-1, 2)
     label = _components(len(names), pairs)
-    comps = sorted((np.flatnonzero(label == c) for c in np.unique(label).tolist()),
+    order = np.argsort(label, kind="stable")
+    bounds = np.flatnonzero(np.diff(label[order])) + 1
+    comps = sorted(np.split(order, bounds) if len(order) else [],
                    key=lambda c: (-len(c), int(c[0])))
+    pair_label = label[pairs[:, 0]] if len(pairs) else np.zeros(0, dtype=np.int64)
+    p_order = np.argsort(pair_label, kind="stable")
+    p_starts = {int(pair_label[p_order[i]]): i for i in
+                ([0] + (np.flatnonzero(np.diff(pair_label[p_order])) + 1).tolist()
+                 if len(pairs) else [])}
+    p_counts = np.bincount(pair_label, minlength=len(names)) if len(pairs) else None
     blocks = []
+    is_skill = np.array([v[:1] == "s" for v in names], dtype=bool)
     for comp in comps:
         radius = 38.0 * math.sqrt(len(comp))
         if len(comp) == 1:
             blocks.append((comp, np.zeros((1, 2)), radius))
             continue
-        local = {int(v): i for i, v in enumerate(comp)}
-        inside = np.array([(local[a], local[b]) for a, b in pairs.tolist() if a in local],
-                          dtype=np.int64).reshape(-1, 2)
-        blocks.append((comp, _spring(len(comp), inside, seed) * radius, radius))
+        c = int(label[comp[0]])
+        mine = pairs[p_order[p_starts[c]:p_starts[c] + int(p_counts[c])]]
+        local = np.full(len(names), -1, dtype=np.int64)
+        local[comp] = np.arange(len(comp))
+        inside = local[mine]
+        if len(comp) <= SPRING_MAX:
+            xy = _spring(len(comp), inside, seed)
+        else:
+            radius = 30.0 * math.sqrt(len(comp))
+            xy = _two_step(is_skill[comp], inside, seed)
+        blocks.append((comp, xy * radius, radius))
     total = sum((2 * r + 30) ** 2 for _, _, r in blocks)
     width = max(2 * blocks[0][2] + 30, math.sqrt(2.0 * total)) if blocks else 0
     out: dict[str, tuple[float, float]] = {}
@@ -184,6 +236,48 @@ def _layout(skills: list[str], edges: list[str], links: list[tuple[str, str]],
         x += size
         row_h = max(row_h, size)
     return out
+
+
+GOLDEN = math.pi * (3.0 - math.sqrt(5.0))
+"""The golden angle (radians): successive points of a spiral at this angle never line up."""
+
+
+def _two_step(is_skill: np.ndarray, pairs: np.ndarray, seed: int) -> np.ndarray:
+    """Positions (n, 2) in about [-1, 1] of a large component whose elements are skills
+    (`is_skill`) and hyperedges, with (hyperedge, skill) index `pairs`: the skills by
+    `_spring` over the skill pairs that share a hyperedge, then each hyperedge at the
+    centroid of its skills, spread on a golden-angle spiral around it where several
+    meet (O(n + pairs) after the skills' spring)."""
+    n = len(is_skill)
+    sk = np.flatnonzero(is_skill)
+    sk_local = np.full(n, -1, dtype=np.int64)
+    sk_local[sk] = np.arange(len(sk))
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    e_col, s_col = pairs[order, 0], sk_local[pairs[order, 1]]
+    starts = np.flatnonzero(np.r_[True, np.diff(e_col) != 0])
+    ss: list[tuple[int, int]] = []
+    for a, b in zip(starts.tolist(), np.r_[starts[1:], len(e_col)].tolist()):
+        members = s_col[a:b].tolist()
+        ss += [(members[i], members[j]) for i in range(len(members))
+               for j in range(i + 1, min(len(members), i + 4))]  # a chain: O(size) pairs
+    sp = np.array(sorted(set(ss)), dtype=np.int64).reshape(-1, 2)
+    pos = np.zeros((n, 2))
+    pos[sk] = _spring(len(sk), sp, seed) if len(sk) > 1 else 0.0
+    sums = np.zeros((n, 2))
+    np.add.at(sums, e_col, pos[pairs[order, 1]])
+    cnt = np.bincount(e_col, minlength=n)
+    edges = np.flatnonzero(~is_skill)
+    centre = sums[edges] / np.maximum(cnt[edges], 1)[:, None]
+    cell = np.round(centre * 40).astype(np.int64)  # hyperedges meeting in one cell: a spiral
+    key = cell[:, 0] * 1_000_003 + cell[:, 1]
+    rank = np.zeros(len(edges), dtype=np.int64)
+    srt = np.argsort(key, kind="stable")
+    first = np.r_[0, np.flatnonzero(np.diff(key[srt])) + 1]
+    rank[srt] = np.arange(len(srt)) - np.repeat(first, np.diff(np.r_[first, len(srt)]))
+    r = 0.012 * np.sqrt(rank + 1.0)
+    pos[edges, 0] = centre[:, 0] + r * np.cos(rank * GOLDEN)
+    pos[edges, 1] = centre[:, 1] + r * np.sin(rank * GOLDEN)
+    return pos
 
 
 def _texts(snaps: Sequence[Snapshot], skills: list[str], edges: list[str]
@@ -224,55 +318,68 @@ def _nodes(skills: list[str], edges: list[str], subtasks: dict[str, list[str]],
     return nodes
 
 
-def graph_data(snaps: Sequence[Snapshot], seed: int = 0) -> dict[str, Any]:
-    """What the page draws: {"nodes": [[id, kind "u"/"s"/"e", x, y, label, code]] (code:
-    a skill's polarity or a trajectory's outcome, 0 success / 1 failure; -1 subtask),
-    "links": [[hyperedge's node index, member's node index]], "checkpoints": [{"after",
-    "label", "present": node indices, "gamma", "nu", "degree": aligned with "present",
-    "links": link indices, "counts": live elements by kind}], "totals", "note": what was
-    left out}; {} when the run has no snapshot."""
+def graph_data(snaps: Sequence[Snapshot], seed: int = 0,
+               budget: Budget | None = None) -> dict[str, Any]:
+    """What the page and the widget draw: {"nodes": [[id, kind "u"/"s"/"e", x, y, label,
+    code]] (code: a skill's polarity or a trajectory's outcome, 0 success / 1 failure; -1
+    subtask), "links": [[hyperedge's node index, member's node index]], "checkpoints":
+    [{"after", "label", "present": node indices, "gamma", "nu", "degree": aligned with
+    "present", "links": link indices, "counts": live elements by kind}], "totals",
+    "note": what was aggregated, "" when nothing}; {} when the run has no snapshot.
+    `budget`: what is drawn at most (`Budget()`, the page's, by default)."""
     if not snaps:
         return {}
-    skills, edges, seen = _choose(snaps)
-    subtasks, sub_text, links = _members(snaps, edges, set(skills))
+    budget = budget or Budget()
+    skills, edges, seen = _choose(snaps, budget)
+    rings = len(edges) <= budget.rings
+    subtasks, sub_text, links = _members(snaps, edges, set(skills), rings)
     pos = _layout(skills, edges, links, seed)
     nodes = _nodes(skills, edges, subtasks, sub_text, pos, _texts(snaps, skills, edges))
     index = {n[0]: i for i, n in enumerate(nodes)}
     ids = [n[0] for n in nodes]
     link_index = {lk: i for i, lk in enumerate(links)}
     out_links = [[index[e], index[n]] for e, n in links]
+    link_arr = np.array(out_links, dtype=np.int64).reshape(-1, 2)
     cks = []
     for snap in snaps:
         st = lookup(snap.memory, ids)
-        present = set(st["present"].tolist())
-        lk = _present_links(snap, links, link_index, edges)
+        present = np.zeros(len(nodes), dtype=bool)
+        present[st["present"]] = True
+        lk = np.array(_present_links(snap, links, link_index, edges, rings), dtype=np.int64)
+        keep = lk[present[link_arr[lk, 0]] & present[link_arr[lk, 1]]] if len(lk) else lk
         cks.append({
             "after": snap.after, "label": snap.label,
             "present": st["present"].tolist(),
             "gamma": np.round(st["gamma"], 3).tolist(),
             "nu": st["nu"].tolist(), "degree": st["degree"].tolist(),
-            "links": [i for i in lk if out_links[i][0] in present and out_links[i][1] in present],
+            "links": keep.tolist(),
             "counts": counts(snap.memory),
         })
-    note = ""
+    notes = []
     if len(skills) < seen["skills"] or len(edges) < seen["hyperedges"]:
-        note = (f"Sampled: {len(skills)} of {seen['skills']} skill nodes (largest degree "
-                f"first) and {len(edges)} of {seen['hyperedges']} hyperedges (the newest "
-                "holding a drawn skill) are drawn; the counts and tables cover everything.")
+        notes.append(f"Aggregated: the {len(skills)} most used of {seen['skills']} skill "
+                     f"nodes (largest degree first) and a sample of {len(edges)} of "
+                     f"{seen['hyperedges']} hyperedges (the newest holding a drawn skill) "
+                     "are drawn; the counts and tables cover everything.")
+    if not rings:
+        notes.append(f"Subtask nodes are drawn up to {budget.rings} hyperedges: here a "
+                     "trajectory's subtasks are listed when it is clicked.")
     return {"nodes": nodes, "links": out_links, "checkpoints": cks,
             "totals": {"skills_ever": seen["skills"], "hyperedges": seen["hyperedges"],
-                       "drawn_skills": len(skills), "drawn_hyperedges": len(edges)},
-            "note": note}
+                       "drawn_skills": len(skills), "drawn_hyperedges": len(edges),
+                       "rings": rings},
+            "note": " ".join(notes)}
 
 
 def _present_links(snap: Snapshot, links: list[tuple[str, str]],
-                   link_index: dict[tuple[str, str], int], edges: list[str]) -> list[int]:
+                   link_index: dict[tuple[str, str], int], edges: list[str],
+                   rings: bool = True) -> list[int]:
     """Indices of the drawn links that are memberships in this snapshot."""
     m = snap.memory
     cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
                                     dtype=np.int64))
     out = []
-    for kind, st in (("subtask", m._sub), ("skill", m._skl)):
+    for kind, st in (("subtask", m._sub), ("skill", m._skl))[0 if rings else 1:]:
         node, edge = m._inc[kind].pairs()
         sel = cols[edge]
         for n, e in zip(node[sel].tolist(), edge[sel].tolist()):

@@ -9,7 +9,7 @@ From a run's records (one per episode) and its snapshots (history.py):
 - reinforced: the later episodes whose extracted skill was deduplicated into it at
   insertion (§3.4, with the cosine);
 - trajectories: the hyperedges that hold it in the last snapshot that has it;
-- gamma over time: its gamma (Eq. 3) and nu at every snapshot;
+- gamma over time: its gamma (Eq. 3), nu and sigma at every snapshot;
 - retrieved: the episodes whose S_q held it (the record's "retrieved" ids);
 - its end, if any: merged into another node, or pruned (with gamma and nu).
 
@@ -126,8 +126,8 @@ def provenance(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
                ) -> dict[str, dict[str, Any]]:
     """Provenance of each skill id in `wanted` (default: every skill any record or
     snapshot knows): {"name", "content", "polarity", "born", "reinforced" (+
-    "n_reinforced"), "trajectories" (+ "n_trajectories"), "gamma" ([after, gamma, nu]
-    per snapshot), "retrieved" ([episode, task id, success], + "n_retrieved"),
+    "n_reinforced"), "trajectories" (+ "n_trajectories"), "gamma" ([after, gamma, nu,
+    sigma] per snapshot), "retrieved" ([episode, task id, success], + "n_retrieved"),
     "merged_into", "pruned"}; lists are cut to `MAX_LIST` (first and latest).
     `edge_pos`: filled for `edge_info` (`_skill_events`)."""
     want = None if wanted is None else set(wanted)
@@ -147,8 +147,8 @@ def provenance(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
             continue
         rows = np.array([r for _, r in here], dtype=np.int64)
         gam = np.round(m._gamma(S, rows), 3).tolist()
-        for (sid, r), g, nu in zip(here, gam, S.nu[rows].tolist()):
-            series[sid].append([snap.after, g, int(nu)])
+        for (sid, r), g, nu, sg in zip(here, gam, S.nu[rows].tolist(), S.sigma[rows].tolist()):
+            series[sid].append([snap.after, g, int(nu), round(float(sg), 3)])
             latest[sid] = (k, r)
     held = _holding(snaps, latest)
     out: dict[str, dict[str, Any]] = {}

@@ -5,9 +5,12 @@ The drawing library is vis-network 9.1.2, the standalone bundle the pyvis packag
 (469 kB minified, dual Apache-2.0 / MIT, its licence header kept). It was chosen over
 plotly.js (4.8 MB in the plotly wheel) for size: the page draws one network, and its
 charts are a few lines, axes and bars that the page's own script draws as inline SVG
-from the numbers (charts.py), so no chart library is needed. That script
-(``templates/studio.js``) is the glue: tabs, the checkpoint slider, filters, the
-provenance panel, the charts, the tables and their CSV export.
+from the numbers (charts.py), so no chart library is needed. Two scripts: the drawing,
+its filters and checkpoint slider, the details of a clicked element and a task's
+retrieval are ``templates/view.js`` (with its style ``view.css``), which the notebook
+widget (hyperskill_lite/widget/) loads too; ``templates/studio.js`` is the page's glue
+(tabs, the charts, the tables and their CSV export). `widget_module` puts the same
+view.js, vis-network and the widget's glue ``templates/widget.js`` into one ES module.
 
 The data goes in a ``<script type="application/json">`` element, with ``<``, ``>`` and
 ``&`` escaped as JSON unicode escapes so no text of a run (hostile or not) can close the
@@ -35,8 +38,7 @@ except ImportError:  # pragma: no cover - exercised where orjson is not installe
     orjson = None
 
 __all__ = ["render", "write_studio", "vis_network_js", "is_studio_page", "json_safe", "VIS_NETWORK",
-           "GENERATOR",
-           "StudioDependencyError"]
+           "GENERATOR", "StudioDependencyError", "widget_module", "view_css"]
 
 VIS_NETWORK = "templates/lib/vis-9.1.2/vis-network.min.js"
 """Where the pyvis package keeps the vis-network bundle."""
@@ -120,10 +122,28 @@ def render(data: dict[str, Any]) -> str:
     page = _asset("studio.html")
     page = page.replace("@TITLE@", html.escape(str(data.get("title", "Memory studio"))))
     page = page.replace("@VERSION@", html.escape(_version()), 1)
-    page = page.replace("/*@CSS@*/", _asset("studio.css"), 1)
+    page = page.replace("/*@CSS@*/", _asset("studio.css") + _asset("view.css"), 1)
     page = page.replace("/*@VIS@*/", vis_network_js().replace("</script", "<\\/script"), 1)
-    page = page.replace("/*@APP@*/", _asset("studio.js"), 1)
+    page = page.replace("/*@APP@*/", (_asset("view.js") + "\n" + _asset("studio.js")).replace(
+        "</script", "<\\/script"), 1)
     return page.replace("@DATA@", _json_for_script(data), 1)
+
+
+def widget_module() -> str:
+    """The notebook widget's ES module (anywidget's ``_esm``): vis-network, scoped to the
+    module (its UMD wrapper is handed an ``exports`` object, so it neither looks for an
+    AMD loader nor sets a global), then view.js and widget.js, which exports
+    ``render``."""
+    bundle = "\n".join(line for line in vis_network_js().split("\n")  # not splitlines():
+                       if not line.startswith("//# sourceMappingURL="))  # U+2028 is in strings
+    return ("const vis = (() => { const exports = {}; const module = { exports };\n"
+            + bundle + "\nreturn module.exports; })();\n"
+            + _asset("view.js") + "\n" + _asset("widget.js"))
+
+
+def view_css() -> str:
+    """The style of the drawing and its panels (view.css: scoped to ``.hsl``)."""
+    return _asset("view.css")
 
 
 def write_studio(data: dict[str, Any], out: Path | str) -> Path:

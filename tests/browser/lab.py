@@ -7,7 +7,10 @@ JupyterLab runs with a fresh settings and workspace folder, no announcements and
 update check (the network is closed), and the application object exposed in the page so
 a test can tell when every cell has run.
 
-Not here: the browser (conftest.py) and the assertions (test_lab.py).
+Also: run one cell (after writing its source) and read its output, write a small
+notebook for a test (the widget tests).
+
+Not here: the browser (conftest.py) and the assertions (test_lab.py, test_widget*.py).
 """
 
 from __future__ import annotations
@@ -152,3 +155,59 @@ def run_all(page: Any, timeout: float) -> dict[str, Any]:
             return state
         page.wait_for_timeout(1000)
     raise AssertionError(f"Run All did not finish in {timeout:.0f} s: {state}")
+
+
+def cell_outputs(page: Any, index: int) -> list[dict[str, Any]]:
+    """The outputs of code cell `index` (0-based among all cells) as nbformat JSON."""
+    return page.evaluate("""(i) => {
+      const panel = window.jupyterapp.shell.currentWidget;
+      return panel.content.widgets[i].model.outputs.toJSON();
+    }""", index)
+
+
+def run_cell(page: Any, index: int, source: str | None = None, timeout: float = 60) -> str:
+    """Run cell `index` of the open notebook (after replacing its source with `source`,
+    when given), wait until the kernel is idle with that cell run, and return its text
+    output (stdout, and any text/plain result)."""
+    page.evaluate("""([i, src]) => {
+      const panel = window.jupyterapp.shell.currentWidget;
+      const cell = panel.content.widgets[i];
+      if (src !== null) cell.model.sharedModel.setSource(src);
+      cell.model.outputs.clear();
+      cell.model.executionCount = null;
+      panel.content.activeCellIndex = i;
+      return window.jupyterapp.commands.execute('notebook:run-cell');
+    }""", [index, source])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done = page.evaluate("""(i) => {
+          const panel = window.jupyterapp.shell.currentWidget;
+          const k = panel.sessionContext.session && panel.sessionContext.session.kernel;
+          return panel.content.widgets[i].model.executionCount !== null && k && k.status === 'idle';
+        }""", index)
+        if done:
+            break
+        page.wait_for_timeout(200)
+    else:
+        raise AssertionError(f"cell {index} did not finish in {timeout:.0f} s")
+    text = []
+    for o in cell_outputs(page, index):
+        if o.get("output_type") == "stream":
+            text.append("".join(o["text"]) if isinstance(o["text"], list) else o["text"])
+        elif o.get("output_type") == "error":
+            raise AssertionError(f"cell {index}: {o.get('ename')}: {o.get('evalue')}")
+        elif "text/plain" in o.get("data", {}):
+            t = o["data"]["text/plain"]
+            text.append("".join(t) if isinstance(t, list) else t)
+    return "".join(text)
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    """A notebook of code cells with the given sources, for a test to open in the lab."""
+    import nbformat  # lazy: the browser extra's; the rest of this module needs none of it
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, path)

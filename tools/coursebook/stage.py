@@ -1,8 +1,9 @@
 """The notebooks adapted for a static page, for one edition of the site.
 
 `stage_notebook` returns the page's copy of one notebook:
-- an ipywidgets panel's output becomes its static default figure (the figure drawn by the
-  cell before it) with a note to open the notebook in JupyterLab, and the notebook's saved
+- an ipywidgets panel's output becomes its static default figure (the figure its own cell
+  shows beside it, as the memory widget's static copy, else the one drawn by the cell
+  before it) with a note to open the notebook in JupyterLab, and the notebook's saved
   widget state is dropped (a widget in a static page would load its JavaScript from a CDN);
 - a cell tagged ``remove-cell`` is left out of the page;
 - on the student edition, every solution cell is left out (tag ``solution`` or metadata
@@ -112,7 +113,7 @@ HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$", re.MULTILINE)
 def _panel_outputs(cells: list[dict[str, Any]], i: int) -> list[dict[str, Any]]:
     outputs: list[dict[str, Any]] = [{"output_type": "display_data", "metadata": {},
                                       "data": {"text/markdown": PANEL_NOTE}}]
-    figure = default_figure(cells, i)
+    figure = default_figure(cells, i + 1)  # the panel's own static copy (a widget's), or above
     if figure is not None:
         outputs.append({"output_type": "display_data", "metadata": {},
                         "data": {"image/png": figure["data"]["image/png"],
@@ -199,7 +200,7 @@ def _stage_panel(cell: dict[str, Any], cells: list[dict[str, Any]], i: int,
     """Cell `i` (a panel) shows its static default figure, described as the figure of the
     cell that drew it."""
     cell["outputs"] = _panel_outputs(cells, i)
-    for j in range(i - 1, -1, -1):  # the code cell default_figure took the figure from
+    for j in range(i, -1, -1):  # the code cell default_figure took the figure from
         drawn = [o["data"]["image/png"] for o in cells[j].get("outputs", [])
                  if cells[j]["cell_type"] == "code" and "image/png" in o.get("data", {})]
         if drawn:

@@ -1,31 +1,15 @@
-/* hyperskill_lite memory studio: the page's glue. Every text from a run goes into the
-   page through textContent (el() below), never as HTML. window.studio exposes the panes
-   for the browser tests. */
+/* hyperskill_lite memory studio: the page's glue (tabs, charts, tables, the maintenance
+   and hygiene tabs); the drawing, the details and a task's retrieval are view.js's, which
+   the notebook widget shares. Every text from a run goes into the page through
+   textContent (HSL.el), never as HTML. window.studio exposes the panes for the browser
+   tests. */
 "use strict";
 (function () {
   const DATA = JSON.parse(document.getElementById("studio-data").textContent);
   const RUNS = DATA.runs;
-  const COLORS = { skill: "#1e63c8", mistake: "#e57373", subtask: "#9ecae1",
-    ok: "#2e7d32", fail: "#c62828", sig: "#f2a900", link: "#b8c0cc" };
   let activeTab = "run";
 
-  function el(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") e.className = v;
-      else if (k === "text") e.textContent = String(v);
-      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const kid of kids.flat()) {
-      if (kid === null || kid === undefined || kid === false) continue;
-      e.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-    }
-    return e;
-  }
-  const fmt = (v, d) => (v === null || v === undefined) ? "\u2013"
-    : (typeof v === "number" ? (Number.isInteger(v) && d === undefined ? String(v) : v.toFixed(d === undefined ? 3 : d)) : String(v));
+  const { el, fmt, note } = HSL;
   /* ---------------------------------------------------------------- charts (charts.py's data as SVG) */
   const SVG = "http://www.w3.org/2000/svg";
   function sv(tag, attrs, text) {
@@ -122,44 +106,14 @@
     }
     return el("div", { class: "chart" }, svg, spec.note ? el("p", { class: "legend", text: spec.note }) : null);
   }
-  function note(text) { return text ? el("p", { class: "note", text }) : null; }
 
-  /* ---------------------------------------------------------------- tables and CSV */
-  function csvText(header, rows) {
-    const q = (v) => {
-      const s = v === null || v === undefined ? "" : String(v);
-      return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
-    };
-    return [header, ...rows].map((r) => r.map(q).join(",")).join("\r\n") + "\r\n";
-  }
-  function download(name, text) {
-    const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
-    const a = el("a", { href: url, download: name });
-    document.body.appendChild(a); a.click(); a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-  }
-  /* cols: [{h, num, id (a skill/edge id: a link), d (decimals)}] */
+  /* ---------------------------------------------------------------- tables (view.js) */
+  /* an id in a table of another tab opens it in the pane's drawing */
   function table(cols, rows, opts) {
     opts = opts || {};
-    const head = el("tr", {}, cols.map((c) => el("th", { class: c.num ? "num" : null, text: c.h })));
-    const body = rows.map((r) => el("tr", {}, cols.map((c, i) => {
-      const v = r[i];
-      if (c.id && v) return el("td", {}, idLink(v, opts.pane));
-      if (c.ok) return el("td", { class: v ? "ok" : "fail", text: v ? "success" : "failure" });
-      return el("td", { class: c.num ? "num" : null, text: c.num ? fmt(v, c.d) : fmt(v) });
-    })));
-    const t = el("table", { class: opts.class || null }, el("thead", {}, head), el("tbody", {}, body));
-    const wrap = el("div", { class: rows.length > 12 ? "scroll" : null }, t);
-    if (!opts.csv) return wrap;
-    const btn = el("button", { class: "csv", "data-csv": opts.csv, text: "Download CSV",
-      onclick: () => download(opts.csv, csvText(cols.map((c) => c.h), rows)) });
-    return el("div", {}, btn, wrap);
-  }
-  function idLink(id, pane) {
-    return el("a", { class: "id", "data-id": id, text: id, onclick: (ev) => {
-      ev.preventDefault();
-      if (pane) { pane.showTab("graph"); pane.select(id); }
-    } });
+    const pane = opts.pane;
+    return HSL.table(cols, rows, Object.assign({}, opts, {
+      go: pane ? (id) => { pane.showTab("graph"); pane.select(id); } : null }));
   }
 
   /* ---------------------------------------------------------------- panes */
@@ -174,7 +128,7 @@
   Pane.prototype.show = function (runIndex) {
     this.run = RUNS[runIndex];
     this.runIndex = runIndex;
-    this.network = null;
+    this.network = null; this.netDiv = null; this.view = null; this.tasks = null;
     this.root.textContent = "";
     const sel = el("select", { "aria-label": "run", onchange: (e) => this.show(+e.target.value) },
       RUNS.map((r, i) => el("option", { value: i, selected: i === runIndex, text: r.name })));
@@ -226,209 +180,15 @@
     div.appendChild(table([{ h: "setting" }, { h: "value" }], r.settings || [], { class: "kv" }));
   };
 
-  /* ---------------------------------------------------------------- hypergraph tab */
+  /* ---------------------------------------------------------------- hypergraph tab (view.js) */
   Pane.prototype.graphTab = function (div) {
-    const r = this.run;
-    if (!r.hypergraph) {
-      div.appendChild(el("p", { class: "note", text: "This method (" + (r.method || "?") +
-        ") stores no hypergraph: there is nothing to draw. The Run and Retrieval tabs show what applies." }));
-      return;
-    }
-    const g = r.graph, cks = g.checkpoints;
-    const label = el("span", { class: "cklabel" });
-    const slider = el("input", { type: "range", class: "ck-slider", min: 0, max: cks.length - 1,
-      value: cks.length - 1, step: 1, "aria-label": "checkpoint" });
-    slider.addEventListener("input", () => this.setCheckpoint(+slider.value));
-    this.ckLabel = label; this.slider = slider;
-    const f = this.filters;
-    const box = (key, text, color, square) => el("label", {},
-      el("input", { type: "checkbox", checked: f[key], "data-filter": key,
-        onchange: (e) => { f[key] = e.target.checked; this.redraw(); } }), " ",
-      el("span", { class: square ? "sq" : "dot", style: "background:" + color }), " " + text);
-    const gamma = el("input", { type: "range", min: 0, max: 1, step: 0.05, value: 0, "data-filter": "gamma",
-      oninput: (e) => { f.gamma = +e.target.value; gv.textContent = f.gamma.toFixed(2); this.redraw(); } });
-    const gv = el("span", { text: "0.00" });
-    const deg = el("input", { type: "number", min: 0, value: 0, style: "width:4em", "data-filter": "degree",
-      oninput: (e) => { f.degree = +e.target.value || 0; this.redraw(); } });
-    const txt = el("input", { type: "search", placeholder: "text or id", "data-filter": "text",
-      oninput: (e) => { f.text = e.target.value.toLowerCase(); this.redraw(); } });
-    div.appendChild(el("div", { class: "controls" },
-      el("div", { class: "slider" }, el("span", { text: "checkpoint" }), slider, label),
-      box("s0", "strategies", COLORS.skill), box("s1", "mistakes", COLORS.mistake),
-      box("u", "subtasks", COLORS.subtask), box("e", "trajectories", COLORS.ok, true),
-      el("label", {}, "gamma \u2265 ", gamma, " ", gv), el("label", {}, "degree \u2265 ", deg),
-      el("label", {}, "text ", txt),
-      box("sig", "co-occurrence beyond chance", COLORS.sig)));
-    this.countLine = el("p", { class: "legend counts" });
-    div.appendChild(this.countLine);
-    if (g.note) div.appendChild(note(g.note));
-    const net = el("div", { class: "network", id: "network-" + this.index });
-    this.details = el("div", { class: "details" },
-      el("p", { class: "legend", text: "Click a skill for its provenance, a trajectory (square) for its task." }));
-    div.appendChild(el("div", { class: "graphwrap" }, net, this.details));
-    this.netDiv = net;
-    this.buildNetwork();
-    this.setCheckpoint(cks.length - 1);
-  };
-  Pane.prototype.buildNetwork = function () {
-    const g = this.run.graph;
-    this.nodes = new vis.DataSet(g.nodes.map((n, i) => this.visNode(n, i, null)));
-    this.edges = new vis.DataSet(g.links.map((l, i) => ({ id: "l" + i, from: l[0], to: l[1], hidden: true,
-      color: { color: COLORS.link }, width: 0.6 })));
-    const sig = (this.run.significance || {}).rows || [];
-    const index = {}; g.nodes.forEach((n, i) => { index[n[0]] = i; });
-    this.sigEdges = sig.filter((row) => row[0] in index && row[2] in index)
-      .map((row, i) => ({ id: "sig" + i, from: index[row[0]], to: index[row[2]], dashes: true, hidden: true,
-        width: 2, color: { color: COLORS.sig }, title: row[1] + " + " + row[3] + ": " + row[4] + " shared (q = " + fmt(row[7], 4) + ")" }));
-    this.edges.add(this.sigEdges);
-    this.network = new vis.Network(this.netDiv, { nodes: this.nodes, edges: this.edges }, {
-      physics: false, autoResize: true,
-      interaction: { hover: true, tooltipDelay: 120, hideEdgesOnDrag: true },
-      nodes: { font: { size: 10, color: "#223" }, borderWidth: 1 },
-      edges: { smooth: false, selectionWidth: 1.5 },
-    });
-    this.network.on("click", (p) => { if (p.nodes.length) this.select(g.nodes[p.nodes[0]][0]); });
-    window.requestAnimationFrame(() => this.network.fit({ animation: false }));
-  };
-  Pane.prototype.visNode = function (n, i, st) {
-    const [id, kind, x, y, label, code] = n;
-    const node = { id: i, x, y, fixed: true };
-    if (kind === "s") {
-      const deg = st ? st.degree : 1;
-      Object.assign(node, { shape: "dot", size: 5 + 2.2 * Math.sqrt(deg), label,
-        color: code ? COLORS.mistake : COLORS.skill });
-    } else if (kind === "e") {
-      Object.assign(node, { shape: "square", size: 5, color: code ? COLORS.fail : COLORS.ok });
-    } else {
-      Object.assign(node, { shape: "dot", size: 2.5, color: COLORS.subtask });
-    }
-    node.title = id + ": " + label + (st ? " \u00b7 gamma " + fmt(st.gamma) + ", nu " + st.nu + ", degree " + st.degree : "");
-    return node;
-  };
-  Pane.prototype.setCheckpoint = function (i) {
-    const ck = this.run.graph.checkpoints[i];
-    this.ck = i;
-    if (this.slider && +this.slider.value !== i) this.slider.value = i;
-    this.ckLabel.textContent = (ck.label === "final" ? "final memory" : ck.label) + " \u00b7 after episode " + ck.after +
-      " (" + (i + 1) + " of " + this.run.graph.checkpoints.length + ")";
-    this.state = {};
-    ck.present.forEach((n, k) => { this.state[n] = { gamma: ck.gamma[k], nu: ck.nu[k], degree: ck.degree[k] }; });
-    this.links = new Set(ck.links);
-    this.redraw();
-  };
-  Pane.prototype.visible = function (n, i) {
-    const st = this.state[i], f = this.filters;
-    if (!st) return false;
-    const kind = n[1];
-    if (kind === "s" && !f[n[5] ? "s1" : "s0"]) return false;
-    if ((kind === "u" && !f.u) || (kind === "e" && !f.e)) return false;
-    if (st.gamma < f.gamma) return false;
-    if (kind === "s" && st.degree < f.degree) return false;
-    if (f.text && !(n[0].toLowerCase() === f.text || n[4].toLowerCase().includes(f.text))) return false;
-    return true;
-  };
-  Pane.prototype.redraw = function () {
-    if (!this.network) return;
-    const g = this.run.graph, shown = new Set();
-    const upd = g.nodes.map((n, i) => {
-      const vis = this.visible(n, i);
-      if (vis) shown.add(i);
-      return Object.assign(this.visNode(n, i, this.state[i]), { hidden: !vis });
-    });
-    this.nodes.update(upd);
-    this.edges.update(g.links.map((l, i) => ({ id: "l" + i,
-      hidden: !(this.links.has(i) && shown.has(l[0]) && shown.has(l[1])) })));
-    this.edges.update(this.sigEdges.map((e) => ({ id: e.id,
-      hidden: !(this.filters.sig && shown.has(e.from) && shown.has(e.to)) })));
-    const c = g.checkpoints[this.ck].counts;
-    this.countLine.textContent = "This checkpoint holds " + c.skill + " strategies, " + c.mistake +
-      " mistakes, " + c.subtask + " subtask nodes and " + c.hyperedge + " trajectories; " +
-      shown.size + " of the " + g.nodes.length + " drawn elements are shown.";
-    this.netDiv.setAttribute("data-visible-nodes", String(shown.size));
-    this.netDiv.setAttribute("data-checkpoint", g.checkpoints[this.ck].label);
+    this.view = new HSL.View(div, this.run, { index: this.index });
+    this.network = this.view.network;
+    this.netDiv = this.view.netDiv;
   };
   Pane.prototype.select = function (id) {
-    const g = this.run.graph;
-    if (this.network && g) {
-      const i = g.nodes.findIndex((n) => n[0] === id);
-      if (i >= 0) this.network.selectNodes([i]);
-    }
-    const d = this.details;
-    if (!d) return;
-    d.textContent = "";
-    if (id[0] === "s") this.skillDetails(d, id);
-    else if (id[0] === "e") this.edgeDetails(d, id);
-    else {
-      const n = g.nodes.find((m) => m[0] === id);
-      d.appendChild(el("h3", { text: "Subtask node " + id }));
-      d.appendChild(el("p", { text: n ? n[4] : "" }));
-    }
+    if (this.view) this.view.select(id);
   };
-  Pane.prototype.edgeRow = function (eid) {
-    const e = (this.run.edges || {})[eid];
-    if (!e) return el("li", {}, idLink(eid, this));
-    return el("li", { "data-edge": eid }, idLink(eid, this), " \u00b7 episode " + fmt(e[0]) + " \u00b7 task " + fmt(e[1]) + " \u00b7 ",
-      el("span", { class: e[2] ? "ok" : "fail", text: e[2] ? "success" : "failure" }), ": " + e[3]);
-  };
-  Pane.prototype.edgeDetails = function (d, eid) {
-    const e = (this.run.edges || {})[eid];
-    d.appendChild(el("h3", { text: "Trajectory " + eid }));
-    if (!e) { d.appendChild(el("p", { class: "legend", text: "(no text kept for this hyperedge)" })); return; }
-    d.appendChild(el("p", {}, "episode " + fmt(e[0]) + ", task " + fmt(e[1]) + ", ",
-      el("span", { class: e[2] ? "ok" : "fail", text: e[2] ? "success" : "failure" })));
-    d.appendChild(el("p", { text: "Task: " + e[3] }));
-    d.appendChild(el("p", { text: "Lesson: " + e[4] }));
-  };
-  Pane.prototype.skillDetails = function (d, sid) {
-    const p = (this.run.provenance || {})[sid];
-    if (!p) { d.appendChild(el("p", { text: sid + ": no provenance kept (see the note above the drawing)." })); return; }
-    d.setAttribute("data-skill", sid);
-    d.appendChild(el("h3", { text: p.name + " [" + (p.polarity === "failure" ? "mistake" : "strategy") + "] " + sid }));
-    d.appendChild(el("p", { text: p.content }));
-    const b = p.born;
-    d.appendChild(el("h3", { text: "Born" }));
-    if (!b) d.appendChild(el("p", { class: "legend", text: "before the records start, or not recorded" }));
-    else if (b.how === "merged") {
-      d.appendChild(el("p", {}, "merged after episode " + b.after + " from ", idLink(b.a, this), " and ", idLink(b.b, this),
-        " (propagated cosine " + fmt(b.similarity) + ", plain cosine " + fmt(b.plain_similarity) + ")"));
-      if (b.a_name) d.appendChild(el("ul", {}, el("li", { text: b.a_name + ": " + (b.a_content || "") }),
-        el("li", { text: b.b_name + ": " + (b.b_content || "") })));
-    } else {
-      d.appendChild(el("p", { text: "extracted in episode " + b.episode + " from its trajectory:" }));
-      d.appendChild(el("ul", { class: "produced" }, this.edgeRow(b.edge)));
-    }
-    d.appendChild(el("h3", { text: "Reinforced (deduplicated into it at insertion): " + p.n_reinforced }));
-    if (p.reinforced.length) d.appendChild(el("ul", {}, p.reinforced.map((r) =>
-      el("li", {}, "episode " + r[0] + " ", r[1] ? idLink(r[1], this) : "", " cosine " + fmt(r[2]) + (r[3] ? " (opposite polarity)" : "")))));
-    d.appendChild(el("h3", { text: "Trajectories holding it: " + p.n_trajectories }));
-    d.appendChild(el("ul", { class: "trajectories" }, p.trajectories.map((e) => this.edgeRow(e))));
-    if (p.n_trajectories > p.trajectories.length) d.appendChild(el("p", { class: "legend", text: "(the first and the latest shown)" }));
-    d.appendChild(el("h3", { text: "gamma over time" }));
-    d.appendChild(spark(p.gamma));
-    d.appendChild(table([{ h: "after episode", num: 1 }, { h: "gamma", num: 1, d: 3 }, { h: "nu", num: 1 }], p.gamma));
-    d.appendChild(el("h3", { text: "Retrieved (in S_q): " + p.n_retrieved + " times" }));
-    if (p.retrieved.length) d.appendChild(el("ul", { class: "retrieved" }, p.retrieved.map((r) =>
-      el("li", {}, "episode " + r[0] + ", task " + fmt(r[1]) + ": ", el("span", { class: r[2] ? "ok" : "fail", text: r[2] ? "success" : "failure" })))));
-    if (p.merged_into) d.appendChild(el("p", {}, "Merged into ", idLink(p.merged_into.id, this), " after episode " + p.merged_into.after));
-    if (p.pruned) d.appendChild(el("p", { text: "Pruned after episode " + p.pruned.after + " (gamma " + fmt(p.pruned.gamma) + ", nu " + p.pruned.nu + ")" }));
-  };
-  function spark(series) {
-    const W = 260, H = 46, ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("class", "spark");
-    if (!series.length) return svg;
-    const x0 = series[0][0], x1 = series[series.length - 1][0] || 1;
-    const px = (x) => series.length === 1 ? W / 2 : 4 + (W - 8) * (x - x0) / Math.max(x1 - x0, 1);
-    const py = (y) => H - 4 - (H - 8) * y;
-    const line = document.createElementNS(ns, "polyline");
-    line.setAttribute("points", series.map((s) => px(s[0]) + "," + py(s[1])).join(" "));
-    line.setAttribute("fill", "none"); line.setAttribute("stroke", COLORS.skill); line.setAttribute("stroke-width", "1.5");
-    const base = document.createElementNS(ns, "rect");
-    base.setAttribute("x", 0); base.setAttribute("y", 0); base.setAttribute("width", W); base.setAttribute("height", H);
-    base.setAttribute("fill", "#f7f8fa");
-    svg.appendChild(base); svg.appendChild(line);
-    return svg;
-  }
 
   /* ---------------------------------------------------------------- maintenance tab */
   Pane.prototype.cyclesTab = function (div) {
@@ -457,38 +217,11 @@
     });
   };
 
-  /* ---------------------------------------------------------------- retrieval tab */
+  /* ---------------------------------------------------------------- retrieval tab (view.js) */
   Pane.prototype.tasksTab = function (div) {
-    const ts = this.run.tasks || [];
-    div.appendChild(el("h2", { text: "Why a task saw what it saw" }));
-    if (this.run.tasks_note) div.appendChild(note(this.run.tasks_note));
-    if (!ts.length) return;
-    const sel = el("select", { class: "task-select", "aria-label": "task" },
-      ts.map((t, i) => el("option", { value: i, text: "episode " + t.index + " \u00b7 " + t.task_id + " \u00b7 " + (t.success ? "success" : "failure") })));
-    const out = el("div", { class: "task-view" });
-    sel.addEventListener("change", () => this.showTask(+sel.value));
-    div.appendChild(el("div", { class: "controls" }, el("label", {}, "task ", sel)));
-    div.appendChild(out);
-    this.taskOut = out; this.taskSel = sel;
-    this.showTask(ts.length - 1);
-  };
-  Pane.prototype.showTask = function (i) {
-    const t = this.run.tasks[i], out = this.taskOut;
-    if (+this.taskSel.value !== i) this.taskSel.value = i;
-    out.textContent = "";
-    out.setAttribute("data-index", t.index);
-    if (t.explain) {
-      out.appendChild(el("h3", { text: "The retrieval (R_u, E_sub, E_traj, kappa, S_q), as explain() prints it" }));
-      out.appendChild(el("pre", { class: "explain", text: t.explain }));
-      const kap = Object.entries(t.kappa || {});
-      out.appendChild(el("h3", { text: "kappa of the candidates R_s (Eq. 8), S_q first" }));
-      out.appendChild(table([{ h: "skill", id: 1 }, { h: "kappa", num: 1 }, { h: "in S_q" }],
-        kap.map(([s, k]) => [s, k, t.S_q.includes(s) ? "yes" : ""]), { pane: this }));
-      out.appendChild(el("h3", { text: "The context the agent got" }));
-      out.appendChild(el("pre", { class: "context", text: t.context || "(empty: nothing retrieved)" }));
-    } else {
-      out.appendChild(el("p", { text: "Retrieved ids: " + (t.retrieved.join(", ") || "(none)") }));
-    }
+    const go = (id) => { this.showTab("graph"); this.select(id); };
+    this.tasks = new HSL.TaskPanel(div, this.run, { go });
+    if ((this.run.tasks || []).length) this.tasks.show(this.run.tasks.length - 1);
   };
 
   /* ---------------------------------------------------------------- hygiene tab */
