@@ -38,17 +38,12 @@ from naive_store import NaiveStore
 from synthetic import Workload
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.io import load_memory, save_memory
-from hyperskill_lite.core.maintenance import (
-    TemplateMerger,
-    cooccurrence_matrix,
-    merge,
-    merge_candidates,
-    propagate,
-    prune,
-)
+from hyperskill_lite.core.maintenance import merge, merge_candidates, prune
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import Retrieval, retrieve
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 __all__ = [
     "summary",

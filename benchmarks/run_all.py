@@ -121,7 +121,8 @@ def child(kind: str, what: str, path: Path) -> dict[str, Any]:
     from naive_store import NaiveStore
 
     from hyperskill_lite.core.embed import HashingEncoder
-    from hyperskill_lite.core.maintenance import TemplateMerger, maintain
+    from hyperskill_lite.core.maintenance import maintain
+    from hyperskill_lite.core.template_merger import TemplateMerger
 
     enc = HashingEncoder(dim=DIM)  # embeds the merged skills' new text
     if kind == "naive":

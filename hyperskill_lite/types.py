@@ -23,9 +23,7 @@ from hyperskill_lite.core.records import (
     ContextItem,
     Fragment,
     MaintenanceReport,
-    Polarity,
     Skill,
-    skill_text,
 )
 
 if TYPE_CHECKING:  # annotations only: the protocols below check attribute names
@@ -45,20 +43,14 @@ __all__ = [
     "UsageTotals",
     "UsesModel",
     "usage_totals_of",
-    "Polarity",
     "Task",
-    "Skill",
-    "Fragment",
     "Extraction",
     "Episode",
-    "ContextItem",
     "MemoryContext",
-    "MaintenanceReport",
     "MemorySystem",
     "MemoryLLM",
     "Executor",
     "Judge",
-    "skill_text",
 ]
 
 @dataclass

@@ -14,8 +14,10 @@ cycle or a forbidden import added to the real package is known to fail these tes
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -232,6 +234,219 @@ def unmarked_lazy_imports(root: Path, package: str) -> list[str]:
                 out.append(f"{path.relative_to(root).as_posix()}:{node.lineno}: "
                            f"{lines[node.lineno - 1].strip()}")
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# one home per name
+# ---------------------------------------------------------------------------------------
+
+MOVED_TABLE = "_MOVED"
+"""A module keeps a moved name importable only through a dict literal of this name
+(name -> the dotted module that defines it now) read by its ``__getattr__``, which warns
+with a DeprecationWarning; nothing in the repository imports through it."""
+
+
+@dataclass
+class Bindings:
+    """What a module binds at its top level, read from its source."""
+
+    package: bool
+    defined: set[str] = field(default_factory=set)
+    """Bound by a def, class or assignment (or served by ``__getattr__`` and in `__all__`)."""
+    imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Alias -> (absolute module, imported name; None for ``import module``)."""
+    star: list[str] = field(default_factory=list)
+    """Modules of ``from m import *``."""
+    all: list[str] | None = None
+    moved: dict[str, str] = field(default_factory=dict)
+    """`MOVED_TABLE`: names kept importable with a DeprecationWarning -> their home."""
+
+
+def _top_statements(body: list[ast.stmt]):
+    """The statements of a module's top level, inside if / try / with / for blocks too."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If | ast.Try | ast.With | ast.For):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                yield from _top_statements(block)
+            for handler in getattr(node, "handlers", []):
+                yield from _top_statements(handler.body)
+
+
+def _literal_strings(node: ast.AST | None) -> list[str] | None:
+    if isinstance(node, ast.List | ast.Tuple):
+        out = [e.value for e in node.elts if isinstance(e, ast.Constant)
+               and isinstance(e.value, str)]
+        return out if len(out) == len(node.elts) else None
+    return None
+
+
+def bindings_of(tree: ast.Module, module: str, package: bool) -> Bindings:
+    b = Bindings(package)
+    getattr_served = False
+    for node in _top_statements(tree.body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            b.defined.add(node.name)
+            getattr_served |= node.name == "__getattr__"
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.With):
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [i.optional_vars for i in node.items if i.optional_vars]
+                       if isinstance(node, ast.With) else [node.target])
+            for t in targets:
+                b.defined.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                names = [t.id for t in (node.targets if isinstance(node, ast.Assign)
+                                        else [node.target]) if isinstance(t, ast.Name)]
+                if "__all__" in names:
+                    b.all = _literal_strings(node.value)
+                if MOVED_TABLE in names and isinstance(node.value, ast.Dict):
+                    b.moved = {k.value: v.value for k, v in zip(node.value.keys, node.value.values)
+                               if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+        elif isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module, package)
+            for a in node.names:
+                if a.name == "*":
+                    b.star.append(src)
+                else:
+                    b.imported[a.asname or a.name] = (src, a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    b.imported[a.asname] = (a.name, None)
+                else:
+                    top = a.name.split(".")[0]
+                    b.imported[top] = (top, None)
+    if getattr_served and b.all:  # names `__getattr__` derives when read (methods/)
+        b.defined.update(n for n in b.all if n not in b.imported and n not in b.moved)
+    return b
+
+
+def package_bindings(root: Path, package: str) -> dict[str, Bindings]:
+    """Dotted module -> its `Bindings`, for every module of the package."""
+    out = {}
+    for mod, path in modules(root, package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        out[mod] = bindings_of(tree, mod, path.name == "__init__.py")
+    return out
+
+
+def home_of(mods: dict[str, Bindings], module: str, name: str, _depth: int = 0) -> str | None:
+    """Where `name`, read from `module`, is defined: a module of the package (the
+    submodule itself for a submodule), "moved:<home>" for a name kept by `MOVED_TABLE`,
+    "external:<module>" for a name the module imported from outside the package, None
+    when the source does not bind it."""
+    if _depth > 50 or module not in mods:
+        return None
+    if f"{module}.{name}" in mods:
+        return f"{module}.{name}"
+    b = mods[module]
+    if name in b.defined:
+        return module
+    if name in b.imported:
+        src, orig = b.imported[name]
+        if orig is None:
+            return src if src in mods else f"external:{src}"
+        if src not in mods:
+            return f"external:{src}"
+        return home_of(mods, src, orig, _depth + 1)
+    if name in b.moved:
+        return f"moved:{b.moved[name]}"
+    for src in b.star:
+        sb = mods.get(src)
+        if sb is not None and (sb.all is None or name in sb.all):
+            found = home_of(mods, src, name, _depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _code_of_notebook(path: Path) -> str:
+    """A notebook's code cells as one script (IPython magics and shell lines blanked)."""
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    lines = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        for line in (src if isinstance(src, str) else "".join(src)).splitlines():
+            lines.append("" if line.lstrip().startswith(("%", "!")) else line)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _module_aliases(tree: ast.AST, module: str | None, package: bool,
+                    mods: dict[str, Bindings]) -> dict[str, str]:
+    """Names a file binds to modules of the package (``from a import b`` with a.b a
+    module, ``import a.b as m``, ``import a``), anywhere in the file."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module or "", package)
+            for a in node.names:
+                if f"{src}.{a.name}" in mods:
+                    out[a.asname or a.name] = f"{src}.{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname and a.name in mods:
+                    out[a.asname] = a.name
+                elif not a.asname and a.name.split(".")[0] in mods:
+                    out[a.name.split(".")[0]] = a.name.split(".")[0]
+    return out
+
+
+def reexport_uses(tree: ast.AST, mods: dict[str, Bindings], where: str,
+                  module: str | None = None, package: bool = False) -> list[str]:
+    """Every use of a name through a module that does not define it, as "where:line:
+    what (its home)". `module` None: a file outside the package, which may also use a
+    name a subpackage's ``__init__`` lists in its ``__all__`` (the public surface);
+    inside the package every import names the name's home."""
+    out = []
+
+    def check(src: str, name: str, line: int, how: str) -> None:
+        if src not in mods:
+            return
+        home = home_of(mods, src, name)
+        if home in (src, f"{src}.{name}"):
+            return
+        if home is None:
+            out.append(f"{where}:{line}: {how}: {src} has no {name}")
+            return
+        if home.startswith("moved:"):
+            out.append(f"{where}:{line}: {how}: moved, import it from {home[6:]} "
+                       f"(or a public __init__ that lists it)")
+            return
+        b = mods[src]
+        if module is None and b.package and b.all is not None and name in b.all:
+            return  # outside the package: the public surface
+        where_to = home[len("external:"):] if home.startswith("external:") else home
+        out.append(f"{where}:{line}: {how}: import it from {where_to}"
+                   + ("" if module is not None else " or a public __init__ that lists it"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module or "", package)
+            for a in node.names:
+                if a.name != "*":
+                    check(src, a.name, node.lineno, f"from {src} import {a.name}")
+    aliases = _module_aliases(tree, module, package, mods)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain, value = [node.attr], node.value
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id not in aliases:
+            continue
+        target = aliases[value.id]
+        for i, attr in enumerate(chain):  # walk down submodules to the first name
+            if f"{target}.{attr}" in mods and i < len(chain) - 1:
+                target = f"{target}.{attr}"
+                continue
+            if not isinstance(getattr(node, "ctx", None), ast.Store):
+                check(target, attr, node.lineno, f"{value.id}.{'.'.join(chain[:i + 1])}")
+            break
+    return sorted(set(out), key=lambda s: (s.split(":")[0], int(s.split(":")[1]), s))
 
 
 # ---------------------------------------------------------------------------------------

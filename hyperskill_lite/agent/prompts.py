@@ -24,12 +24,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hyperskill_lite.llm.structured import obj, string
-from hyperskill_lite.llm.text import REASK, clip_middle, fill
+from hyperskill_lite.llm.text import fill
 
 __all__ = [
     "AGENT_SYSTEM",
     "AGENT_JSON_PROTOCOL",
-    "REASK",
     "CRAWL_SUMMARY",
     "FILE_QUESTION",
     "IMAGE_QUESTION",
@@ -37,8 +36,6 @@ __all__ = [
     "NAME",
     "SENTENCES",
     "PARAGRAPH",
-    "fill",
-    "clip_middle",
     "agent_system_prompt",
     "describe_tools",
     "action_schema",

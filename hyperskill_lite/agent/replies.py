@@ -16,12 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
+from hyperskill_lite.llm.replies import scrub_surrogates
 
 __all__ = [
-    "extract_json",
-    "scrub_surrogates",
-    "strip_thinking",
     "clean_text",
     "clean_name",
     "MAX_NAME_WORDS",

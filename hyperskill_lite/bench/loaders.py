@@ -34,7 +34,7 @@ from typing import Any
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS, OutsideFolder, contained
 from hyperskill_lite.bench.cipher import xbench_decrypt
 from hyperskill_lite.bench.errors import BenchmarkDataError
-from hyperskill_lite.bench.gaia import GAIA_COLUMNS, GAIA_SPLITS, load_gaia
+from hyperskill_lite.bench.gaia import load_gaia
 from hyperskill_lite.bench.rows import (
     check_unique,
     field,
@@ -50,15 +50,11 @@ from hyperskill_lite.types import Task
 
 __all__ = [
     "BENCHMARKS",
-    "GAIA_SPLITS",
-    "GAIA_COLUMNS",
     "XBENCH_COLUMNS",
-    "load_gaia",
     "load_webwalkerqa",
     "load_xbench",
     "load_benchmark",
     "load_tasks_jsonl",
-    "resolve_snapshot",
 ]
 
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")

@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from hyperskill_lite.agent.tools import PythonSandbox, reader_lines, reader_report
 from hyperskill_lite.agent.tools.preflight import check_sandbox
-from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
+from hyperskill_lite.agent.tools.readers import reader_lines, reader_report
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox
 from hyperskill_lite.cli import model_options
 from hyperskill_lite.llm.preflight import CAPABILITIES, preflight_run
+from hyperskill_lite.llm.settings import make_llms
 
 __all__ = ["add_parser", "command"]
 
@@ -55,8 +56,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 def command(args: argparse.Namespace) -> int:
     settings = model_options.settings_from_args(args)
-    agent, judge = model_options.make_llms(settings, base_url=args.base_url, model=args.model,
-                                           structured=args.structured)
+    agent, judge = make_llms(settings, base_url=args.base_url, model=args.model,
+                             structured=args.structured)
     found = preflight_run(agent, judge, needs=args.needs or (),
                           transcription_model=args.transcription_model)
     isolation = check_sandbox(PythonSandbox(isolation=args.sandbox))  # PreflightError: exit 2

@@ -3,8 +3,8 @@
 
 `add_arguments(group)` adds them to an argparse group; `settings_from_args(args)` turns
 the parsed values into one `llm.settings.ModelSettings` (checked, so an impossible
-value is one ``error:`` line and exit 2); `make_llms` (re-exported from
-llm/settings.py) builds the agent's and the judge's `PromptedLLM` from it.
+value is one ``error:`` line and exit 2), from which `llm.settings.make_llms` builds the
+agent's and the judge's `PromptedLLM`.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_arguments(p)
@@ -23,9 +23,9 @@ import math
 from typing import Any
 
 from hyperskill_lite.llm.client import DEFAULT_TIMEOUT
-from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body
+from hyperskill_lite.llm.settings import ModelSettings, parse_extra_body
 
-__all__ = ["add_arguments", "settings_from_args", "make_llms", "DESTS"]
+__all__ = ["add_arguments", "settings_from_args", "DESTS"]
 
 DESTS = ("temperature", "top_p", "max_tokens", "timeout", "max_retries", "extra_body",
          "judge_model", "judge_base_url", "judge_temperature")

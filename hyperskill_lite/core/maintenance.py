@@ -43,16 +43,12 @@ import numpy as np
 
 from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.records import Fragment, MaintenanceReport, Skill
-from hyperskill_lite.core.template_merger import TemplateMerger
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
 __all__ = [
     "Merger",
-    "TemplateMerger",
-    "cooccurrence_matrix",
-    "propagate",
     "merge_candidates",
     "prune_selection",
     "shared_fragments",

@@ -45,7 +45,7 @@ from hyperskill_lite.core.records import Skill, skill_text
 from hyperskill_lite.core.store import Incidence, Rows
 from hyperskill_lite.core.utility import utility
 
-__all__ = ["HypergraphMemory", "NodeView", "EdgeView", "Retrieved", "POLARITIES"]
+__all__ = ["HypergraphMemory"]
 
 
 class HypergraphMemory(MemoryEdits):

@@ -23,6 +23,7 @@ bench/judges.py. The tools' share of the preflight (the sandbox, the media capab
 the tasks need) is in agent/tools/preflight.py.
 """
 
-from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ChatReply, PromptedLLM
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, PromptedLLM
+from hyperskill_lite.llm.wire import ChatReply
 
 __all__ = ["PromptedLLM", "ChatReply", "DEFAULT_TIMEOUT"]

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
+from hyperskill_lite.errors import LLMConnectionError, LLMRequestError, LLMResponseError
 from hyperskill_lite.llm.cassette import Cassette, env_secrets
 from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.retry import Backoff, retry_after_seconds
@@ -52,7 +52,7 @@ from hyperskill_lite.llm.structured import (
 )
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.text import REASK, fill
-from hyperskill_lite.llm.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.llm.usage import Usage
 from hyperskill_lite.llm.wire import ChatReply, reply_dict
 from hyperskill_lite.llm.wire import create_completion as _create
 from hyperskill_lite.llm.wire import safe_url as _safe_url
@@ -61,17 +61,8 @@ from hyperskill_lite.llm.wire import status_message as _status_message
 
 __all__ = [
     "PromptedLLM",
-    "ChatReply",
     "DEFAULT_TIMEOUT",
     "BENCHMARKS",
-    "Usage",
-    "UsageSnapshot",
-    "ROLES",
-    "op_role",
-    "LLMError",
-    "LLMConnectionError",
-    "LLMRequestError",
-    "LLMResponseError",
 ]
 
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "HYPERSKILL_MODEL"

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.core.io import FORMAT, MANIFEST, MemoryFormatError, load_memory
+from hyperskill_lite.core.io.layout import FORMAT, MANIFEST, MemoryFormatError
+from hyperskill_lite.core.io.read import load_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner.files import checkpoints, find_state
 

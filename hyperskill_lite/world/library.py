@@ -32,24 +32,12 @@ from hyperskill_lite.world.library_types import (
     Template,
     count_sentences,
     count_words,
-    split_sentences,
 )
 
 __all__ = [
     "DATA_FILES",
-    "SLOT_PATTERN",
-    "Archetype",
-    "Phrasing",
-    "Latent",
-    "Template",
-    "Domain",
-    "Profile",
-    "Library",
     "data_dir",
     "load_library",
-    "split_sentences",
-    "count_sentences",
-    "count_words",
 ]
 
 DATA_FILES = ("archetypes.json", "strategies.json", "errors.json", "domains.json", "profiles.json")

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hyperskill_lite.core.records import Fragment, Polarity, Skill
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.methods.hyperskill.prompts import (
-    BENCHMARKS,
     SCHEMAS,
     decomposition_prompt,
     extraction_prompt,
@@ -36,7 +37,7 @@ from hyperskill_lite.methods.hyperskill.replies import (
     check_merged,
     check_steps,
 )
-from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
+from hyperskill_lite.types import Episode, Extraction, Task
 
 __all__ = ["OPERATIONS", "PromptedHyperSkillOps", "hyperskill_ops"]
 
