@@ -14,9 +14,12 @@ cycle or a forbidden import added to the real package is known to fail these tes
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import os
+import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -449,6 +452,55 @@ def reexport_uses(tree: ast.AST, mods: dict[str, Bindings], where: str,
     return sorted(set(out), key=lambda s: (s.split(":")[0], int(s.split(":")[1]), s))
 
 
+def all_problems(mods: dict[str, Bindings]) -> list[str]:
+    """Names a module's ``__all__`` lists that are not its own: a plain module lists only
+    what it defines, a subpackage's ``__init__`` only what its own modules define (the
+    package's ``__init__`` may list any name of the package)."""
+    out = []
+    for mod, b in sorted(mods.items()):
+        for name in b.all or ():
+            home = home_of(mods, mod, name)
+            if home is None:
+                out.append(f"{mod}.__all__ lists {name!r}, which it does not bind")
+            elif b.package and mod.count(".") and not (home == mod or home.startswith(mod + ".")):
+                out.append(f"{mod}.__all__ lists {name!r} of {home}: a subpackage's public "
+                           f"surface is its own modules' names")
+            elif not b.package and home not in (mod, f"{mod}.{name}"):
+                out.append(f"{mod}.__all__ lists {name!r}, which it only imports from {home}")
+    return out
+
+
+MARKDOWN_PYTHON = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+"""A fenced python block of a Markdown page."""
+
+
+def repository_sources(repo: Path) -> list[tuple[str, ast.Module]]:
+    """(where, tree) of every Python source outside the package that imports it: tests/,
+    tools/, benchmarks/ (files), notebooks/ (the code cells of each notebook), the README
+    and docs/ (each fenced python block of a page, "page.md+line")."""
+    out = []
+    for folder in ("tests", "tools", "benchmarks"):
+        for path in sorted((repo / folder).rglob("*.py")):
+            if "fixtures" in path.parts:
+                continue
+            out.append((path.relative_to(repo).as_posix(),
+                        ast.parse(path.read_text(encoding="utf-8"), filename=str(path))))
+    for path in sorted((repo / "notebooks").glob("*.ipynb")):
+        out.append((path.relative_to(repo).as_posix(), ast.parse(_code_of_notebook(path))))
+    pages = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for m in MARKDOWN_PYTHON.finditer(text):
+            line = text[: m.start()].count("\n") + 2
+            try:
+                tree = ast.parse(m.group(1))
+            except SyntaxError:  # a fragment with "...", not a program
+                continue
+            ast.increment_lineno(tree, line - 1)
+            out.append((page.relative_to(repo).as_posix(), tree))
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # the package
 # ---------------------------------------------------------------------------------------
@@ -526,6 +578,57 @@ def test_every_module_belongs_to_a_known_area(graph):
 def test_each_subpackage_says_what_it_may_import(sub):
     doc = ast.get_docstring(ast.parse((ROOT / sub / "__init__.py").read_text()))
     assert doc and "May import" in doc, f"{sub}/__init__.py must say what it may import"
+
+
+# ---------------------------------------------------------------------------------------
+# one home per name, on the package
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bindings() -> dict[str, Bindings]:
+    return package_bindings(ROOT, PACKAGE)
+
+
+def test_every_import_in_the_package_names_the_module_that_defines_the_name(bindings):
+    """Inside the package a name is imported from its home, never through a module (or a
+    package's ``__init__``) that re-exports it; a message names the file, the line and the
+    home."""
+    bad = []
+    for mod, path in modules(ROOT, PACKAGE).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        where = path.relative_to(ROOT.parent).as_posix()
+        bad += reexport_uses(tree, bindings, where, mod, path.name == "__init__.py")
+    assert bad == [], "\n".join(bad)
+
+
+def test_tests_tools_notebooks_and_docs_import_from_homes_or_public_inits(bindings):
+    """Outside the package a name is imported from its home or from a package's public
+    surface (``hyperskill_lite`` or a subpackage's ``__init__`` that lists it), never
+    through a plain module that re-exports it, nor through a name kept for old notebooks."""
+    bad = []
+    for where, tree in repository_sources(ROOT.parent):
+        bad += reexport_uses(tree, bindings, where)
+    assert bad == [], "\n".join(bad)
+
+
+def test_each_module_lists_only_its_own_names(bindings):
+    assert all_problems(bindings) == []
+
+
+def test_the_names_kept_for_old_notebooks_warn_and_are_their_homes_objects(bindings):
+    """A name kept where the last release's README and notebooks imported it (a module's
+    `MOVED_TABLE`) is read from its home with a DeprecationWarning naming the home."""
+    kept = {(mod, name, home) for mod, b in bindings.items() for name, home in b.moved.items()}
+    assert kept, "no module keeps a moved name"
+    for mod, name, home in sorted(kept):
+        module = importlib.import_module(mod)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            obj = getattr(module, name)
+        assert obj is getattr(importlib.import_module(home), name), (mod, name)
+        assert [w.category for w in caught] == [DeprecationWarning], (mod, name)
+        assert home in str(caught[0].message) or "hyperskill_lite.plots" in str(caught[0].message)
 
 
 # ---------------------------------------------------------------------------------------
@@ -618,3 +721,48 @@ def test_checker_flags_an_unmarked_import_inside_a_function(tmp_path):
     assert unmarked_lazy_imports(root, PACKAGE) == [
         "core/a.py:2: from hyperskill_lite.core import b"]
 
+
+
+
+def test_checker_flags_an_import_through_a_re_export_inside_and_outside(tmp_path):
+    root = _package(tmp_path, {
+        "core/__init__.py": "from hyperskill_lite.core.records import Skill\n__all__ = ['Skill']\n",
+        "core/records.py": "class Skill:\n    pass\n",
+        "types.py": "from hyperskill_lite.core.records import Skill\n__all__ = ['Skill']\n",
+        "runner.py": ("from hyperskill_lite.types import Skill\n"
+                      "from hyperskill_lite.core import Skill as S2\n"
+                      "from hyperskill_lite.core.records import Skill as S3\n"),
+    })
+    mods = package_bindings(root, PACKAGE)
+    runner = ast.parse((root / "runner.py").read_text())
+    assert reexport_uses(runner, mods, "runner.py", f"{PACKAGE}.runner") == [
+        "runner.py:1: from hyperskill_lite.types import Skill: import it from "
+        "hyperskill_lite.core.records",
+        "runner.py:2: from hyperskill_lite.core import Skill: import it from "
+        "hyperskill_lite.core.records"]
+    outside = ast.parse("import hyperskill_lite.types as T\n"
+                        "from hyperskill_lite.core import Skill\nT.Skill\n")
+    assert reexport_uses(outside, mods, "t.py") == [
+        "t.py:3: T.Skill: import it from hyperskill_lite.core.records or a public __init__ "
+        "that lists it"]
+    assert all_problems(mods) == [f"{PACKAGE}.types.__all__ lists 'Skill', which it only "
+                                  f"imports from {PACKAGE}.core.records"]
+
+
+def test_checker_flags_a_moved_name_and_a_subpackage_listing_another_areas_name(tmp_path):
+    root = _package(tmp_path, {
+        "protocol.py": "def shuffled():\n    pass\n",
+        "runner/__init__.py": ("from hyperskill_lite.protocol import shuffled\n"
+                               "__all__ = ['shuffled']\n"),
+        "compare.py": ("_MOVED = {'aggregate': 'hyperskill_lite.tables'}\n"
+                       "def __getattr__(name):\n    pass\n"),
+        "tables.py": "def aggregate():\n    pass\n",
+    })
+    mods = package_bindings(root, PACKAGE)
+    nb = ast.parse("from hyperskill_lite.compare import aggregate\n")
+    assert reexport_uses(nb, mods, "nb.ipynb") == [
+        "nb.ipynb:1: from hyperskill_lite.compare import aggregate: moved, import it from "
+        "hyperskill_lite.tables (or a public __init__ that lists it)"]
+    assert all_problems(mods) == [
+        f"{PACKAGE}.runner.__all__ lists 'shuffled' of {PACKAGE}.protocol: a subpackage's "
+        "public surface is its own modules' names"]

@@ -109,6 +109,16 @@ def test_run_uses_the_plugin_on_skillworld(plugin_site, tmp_path):
     assert len(saved) == 3  # the plugin's own save(), its own simulated operation:
     assert all(s["title"] == " ".join(s["text"].split()[:6]) for s in saved)
     assert "recent-tasks" in out.stdout
+    assert doc["retrieval"] is None  # the plugin does not report its counts
+
+
+def test_a_plugin_that_does_not_say_how_it_takes_k_refuses_it(plugin_site, tmp_path):
+    out = cli(plugin_site, "run", "--method", "recent-tasks", "--k", "5", "--world",
+              "skillworld", "--episodes", "2", "--encoder", "hashing", "--no-progress",
+              "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "--k: method 'recent-tasks' does not take a retrieval count" in out.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_compare_runs_the_plugin_beside_hyperskill(plugin_site, tmp_path):
