@@ -46,8 +46,7 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite import compare_tables
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import encoder_known
+from hyperskill_lite.core.embed import encoder_by_name, encoder_known
 from hyperskill_lite.methods import BASELINES, METHODS
 from hyperskill_lite.methods.registry import registered, spec_of
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol

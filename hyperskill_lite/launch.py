@@ -23,7 +23,6 @@ memory systems (methods/), the world (world/), the model client and tools (agent
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -33,42 +32,31 @@ from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools.preflight import check_sandbox, needs_for
 from hyperskill_lite.agent.tools.settings import ToolSettings
 from hyperskill_lite.agent.tools.toolbox import build_toolbox
-from hyperskill_lite.bench.judges import make_judge
+from hyperskill_lite.bench.judges import JUDGES, make_judge
 from hyperskill_lite.bench.loaders import load_benchmark, load_tasks_jsonl
 from hyperskill_lite.bench.submission import write_submission
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
-from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name, encoder_known
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.preflight import preflight_run
 from hyperskill_lite.llm.settings import ModelSettings, make_llms, usage_totals
 from hyperskill_lite.methods import METHODS
 from hyperskill_lite.methods.registry import make_method, registered, spec_of
-from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.files import read_records
 from hyperskill_lite.runner.loop import run_episodes
 from hyperskill_lite.types import Task
 from hyperskill_lite.world.executor import SimExecutor
-from hyperskill_lite.world.generator import make_tasks
-from hyperskill_lite.world.params import WorldParams
+from hyperskill_lite.world.generator import PROFILES, make_tasks
+from hyperskill_lite.world.params import PHRASINGS, WorldParams
 from hyperskill_lite.world.simllm import SimLLM
 
 __all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "retrieval_of", "prepare",
-           "check_server", "execute",
-           "skillworld_parts", "encoder_known", "encoder_name", "make_encoder", "PROFILES",
-           "PHRASINGS", "BENCHMARKS", "ENCODERS", "TASK_ORDER_SEED"]
+           "check_server", "execute", "skillworld_parts", "encoder_name", "make_encoder"]
 
-PROFILES = ("gaia", "webwalker", "xbench")
-PHRASINGS = ("calibrated", "curated")
-BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-ENCODERS = ("minilm", "hashing")
-_HASHING_NAME = re.compile(r"hashing(?:\(dim=(\d+),seed=(-?\d+)\))?")
-"""A hashing encoder's recorded name (core/embed.py's `encoder_by_name` reads the same)."""
-JUDGE_KINDS = ("exact", "llm", "self")
 PAPER_PROTOCOL = EvalProtocol()
 """The paper's protocol: online memory, one pass, the seed-42 order (frozen, shared)."""
-TASK_ORDER_SEED = PAPER_ORDER_SEED
-"""The paper's fixed task order: one shuffle with seed 42, shared by every method (the
-default of `EvalProtocol.order_seed`)."""
 
 
 @dataclass(frozen=True)
@@ -213,8 +201,8 @@ def check_spec(spec: RunSpec) -> RunSpec:
         raise ValueError("--record and --replay are exclusive")
     if spec.max_steps < 1:
         raise ValueError(f"--max-steps must be >= 1, got {spec.max_steps}")
-    if spec.judge is not None and spec.judge not in JUDGE_KINDS:
-        raise ValueError(f"--judge must be one of {', '.join(JUDGE_KINDS)}, got {spec.judge!r}")
+    if spec.judge is not None and spec.judge not in JUDGES:
+        raise ValueError(f"--judge must be one of {', '.join(JUDGES)}, got {spec.judge!r}")
     spec.settings.check()
     if spec.split is not None and spec.split not in ("validation", "test"):
         raise ValueError(f"--split must be validation or test, got {spec.split!r}")
@@ -248,18 +236,6 @@ def config_of(spec: RunSpec) -> HyperSkillConfig:
         changes["rho"] = spec.rho
     changes.update(spec.overrides)
     return cfg.replace(**changes) if changes else cfg
-
-
-def encoder_known(name: str) -> bool:
-    """Whether `name` names an encoder `encoder_by_name` builds: "minilm", "hashing", or
-    a recorded name ("minilm(all-MiniLM-L6-v2)", "hashing(dim=64,seed=3)"), checked
-    without building it.
-
-    >>> encoder_known("hashing(dim=64,seed=3)"), encoder_known("word2vec")
-    (True, False)
-    """
-    key = name.strip().lower()
-    return key in ENCODERS or key.startswith("minilm(") or bool(_HASHING_NAME.fullmatch(key))
 
 
 def encoder_name(encoder: Any) -> str:

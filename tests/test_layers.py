@@ -48,7 +48,7 @@ ALLOWED: dict[str, set[str]] = {
             "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio", "_startup"},
     "serve": {"core", "types", "agent", "runner", "methods"},  # HyperSkill's prompted operations
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
-              "protocol", "stats"},
+              "protocol", "stats", "world", "bench"},  # spec.py: profiles, phrasings, judges
     "logs": set(),
     "protocol": {"core", "types"},
     "stats": set(),
@@ -501,6 +501,34 @@ def repository_sources(repo: Path) -> list[tuple[str, ast.Module]]:
     return out
 
 
+def duplicate_constants(root: Path, package: str) -> list[str]:
+    """Constants and rules bound in more than one module: the same set of two or more
+    strings (a tuple, list or set literal: BENCHMARKS, PROFILES, ENCODERS, ...) or the
+    same ``re.compile`` pattern (the encoder's name, a sentence's end), at a module's top
+    level (``__all__`` aside), as "value: module:line NAME, module:line NAME"."""
+    seen: dict[tuple, list[str]] = {}
+    for mod, path in modules(root, package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in _top_statements(tree.body):
+            if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                continue
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if not isinstance(target, ast.Name) or target.id == "__all__":
+                continue
+            value, key = node.value, None
+            if isinstance(value, ast.Tuple | ast.List | ast.Set) and len(value.elts) > 1 \
+                    and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                            for e in value.elts):
+                key = ("strings", tuple(sorted(e.value for e in value.elts)))
+            elif isinstance(value, ast.Call) and ast.unparse(value.func) == "re.compile" \
+                    and value.args and isinstance(value.args[0], ast.Constant):
+                key = ("pattern", value.args[0].value)
+            if key is not None:
+                seen.setdefault(key, []).append(f"{mod}:{node.lineno} {target.id}")
+    return [f"{key[1]!r}: {', '.join(where)}" for key, where in sorted(seen.items())
+            if len({w.split(':')[0] for w in where}) > 1]
+
+
 # ---------------------------------------------------------------------------------------
 # the package
 # ---------------------------------------------------------------------------------------
@@ -614,6 +642,13 @@ def test_tests_tools_notebooks_and_docs_import_from_homes_or_public_inits(bindin
 
 def test_each_module_lists_only_its_own_names(bindings):
     assert all_problems(bindings) == []
+
+
+def test_each_constant_and_rule_has_one_home():
+    """The benchmarks, the SkillWorld profiles and phrasings, the encoders and the rule for
+    an encoder's name, the judges, the sandboxes, GAIA's splits, the model settings, the
+    HyperSkill modes, a sentence's end: each is bound once and imported from there."""
+    assert duplicate_constants(ROOT, PACKAGE) == []
 
 
 def test_the_names_kept_for_old_notebooks_warn_and_are_their_homes_objects(bindings):
@@ -766,3 +801,16 @@ def test_checker_flags_a_moved_name_and_a_subpackage_listing_another_areas_name(
     assert all_problems(mods) == [
         f"{PACKAGE}.runner.__all__ lists 'shuffled' of {PACKAGE}.protocol: a subpackage's "
         "public surface is its own modules' names"]
+
+
+
+def test_checker_flags_a_constant_or_a_rule_bound_twice(tmp_path):
+    root = _package(tmp_path, {
+        "launch.py": ("import re\nBENCHMARKS = ('gaia', 'xbench')\n"
+                      "_NAME = re.compile(r'hashing(\\d+)')\n__all__ = ['x', 'y']\n"),
+        "bench.py": "BENCHMARKS = ['xbench', 'gaia']\n__all__ = ['x', 'y']\n",
+        "core.py": "import re\nNAME = re.compile(r'hashing(\\d+)')\nOK = ('gaia',)\n",
+    })
+    assert duplicate_constants(root, PACKAGE) == [
+        f"'hashing(\\\\d+)': {PACKAGE}.core:2 NAME, {PACKAGE}.launch:3 _NAME",
+        f"('gaia', 'xbench'): {PACKAGE}.bench:1 BENCHMARKS, {PACKAGE}.launch:2 BENCHMARKS"]

@@ -28,7 +28,6 @@ from hyperskill_lite.bench.judges import (
     parse_verdict,
 )
 from hyperskill_lite.bench.loaders import (
-    BENCHMARKS,
     load_benchmark,
     load_tasks_jsonl,
     load_webwalkerqa,
@@ -40,7 +39,6 @@ from hyperskill_lite.bench.submission import SUBMISSION, submission_rows, write_
 from hyperskill_lite.bench.templates import gaia_prompt, webwalkerqa_prompt, xbench_prompt
 
 __all__ = [
-    "BENCHMARKS",
     "GAIA_SPLITS",
     "NoJudge",
     "OutcomeJudge",

@@ -46,19 +46,16 @@ from hyperskill_lite.bench.rows import (
     text_value,
 )
 from hyperskill_lite.bench.templates import webwalkerqa_prompt, xbench_prompt
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.types import Task
 
 __all__ = [
-    "BENCHMARKS",
     "XBENCH_COLUMNS",
     "load_webwalkerqa",
     "load_xbench",
     "load_benchmark",
     "load_tasks_jsonl",
 ]
-
-BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-"""The benchmark names `load_benchmark` and `Task.benchmark` use."""
 
 XBENCH_COLUMNS = ("id", "prompt", "answer", "canary")
 """Columns an xBench CSV must have (`reference_steps` is optional and not loaded)."""

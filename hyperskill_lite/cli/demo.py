@@ -22,11 +22,13 @@ from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
 from hyperskill_lite.cli.options import at_least_1
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES, RunSpec, execute, prepare
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name
+from hyperskill_lite.launch import RunSpec, execute, prepare
 from hyperskill_lite.methods import CORE_METHODS
 from hyperskill_lite.plots.runs import demo_figures
 from hyperskill_lite.runner.summary import summarize, summary_table
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
 __all__ = ["add_parser", "command", "DEMO_FILE"]
 

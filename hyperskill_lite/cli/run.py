@@ -27,22 +27,16 @@ from hyperskill_lite.cli.options import at_least_1, fraction, method_help, metho
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.launch import (
-    BENCHMARKS,
-    ENCODERS,
-    PHRASINGS,
-    PROFILES,
-    RunSpec,
-    check_server,
-    encoder_known,
-    execute,
-    prepare,
-)
+from hyperskill_lite.core.embed import ENCODERS, encoder_known
+from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.preflight import CAPABILITIES
 from hyperskill_lite.runner.files import RunError, check_out_folder, kept_text, read_records
 from hyperskill_lite.runner.loop import resume_problem, run_settings
 from hyperskill_lite.runner.summary import health_line, summarize, summary_table
 from hyperskill_lite.sweep.execute import every_episode_failed
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
 __all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 

@@ -25,8 +25,7 @@ from hyperskill_lite import logs
 from hyperskill_lite.cli import model_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1
 from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import ENCODERS
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name
 from hyperskill_lite.llm.settings import make_llms
 
 __all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]

@@ -71,8 +71,10 @@ DEFAULT_TIMEOUT = 600.0
 reasoning tokens before its answer: 8k tokens at 30 tokens/s on a busy server is over
 four minutes, so 60 s cut real replies off. 600 s is also the openai client's default."""
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-"""The benchmarks whose decomposition prompt the client's ``benchmark`` option selects
-(HyperSkill's prompts, methods/hyperskill/prompts.py)."""
+"""The live benchmarks the toolkit knows, by the names `Task.benchmark`, the loaders
+(`bench.loaders.load_benchmark`), ``run --benchmark`` and a sweep use, and the
+decomposition prompts the client's ``benchmark`` option selects (HyperSkill's prompts,
+methods/hyperskill/prompts.py). Defined here, the lowest layer that needs it."""
 
 log = logging.getLogger(__name__)
 

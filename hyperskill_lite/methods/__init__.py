@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from hyperskill_lite.methods.hyperskill import MODES, ExtractionFailed, HyperSkillMemory
+from hyperskill_lite.methods.hyperskill import ExtractionFailed, HyperSkillMemory
 from hyperskill_lite.methods.operations import (
     ModelOperation,
     SimulatedOps,
@@ -63,7 +63,6 @@ __all__ = [
     "BASELINES",
     "VARIANTS",
     "DESCRIPTIONS",
-    "MODES",
     "make_method",
     "registered",
     "spec_of",

@@ -44,13 +44,13 @@ from hyperskill_lite.core.io.write import save_memory
 from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.records import MaintenanceReport
-from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.retrieval import MODES, retrieve
 from hyperskill_lite.errors import LLMError
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps, hyperskill_ops
 from hyperskill_lite.methods.registry import MethodSpec, register_method
 from hyperskill_lite.types import Episode, MemoryContext, MemoryLLM, Task
 
-__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
+__all__ = ["HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
            "hyperskill_ops"]
 
 
@@ -61,8 +61,6 @@ class ExtractionFailed(LLMError):
     episode's record and goes on."""
 
 
-MODES = ("full", "no-subtask", "no-trajectory", "flat")
-"""HyperSkill's modes: the full method and its three ablations (module docstring)."""
 
 
 class HyperSkillMemory:
