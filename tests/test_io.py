@@ -294,9 +294,10 @@ def test_mmap_load_equals_a_bulk_load_and_grows(worked, tmp_path):
     save_memory(mem, tmp_path / "m")
     mapped = load_memory(tmp_path / "m", encoder=mem.encoder, mmap=True)
     assert_same(mem, mapped)
-    assert isinstance(mapped._edg.emb, np.memmap)
+    assert isinstance(mapped.columns("hyperedge").emb, np.memmap)
     mapped.add_trajectory("T9", ["find page"], [], "L9", True, 2)  # first append copies
-    assert not isinstance(mapped._edg.emb, np.memmap) and mapped.edge_ids()[-1] == "e7"
+    assert not isinstance(mapped.columns("hyperedge").emb, np.memmap)
+    assert mapped.edge_ids()[-1] == "e7"
     assert verify_memory(tmp_path / "m")["version"] == VERSION
 
 

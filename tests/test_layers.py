@@ -529,6 +529,40 @@ def duplicate_constants(root: Path, package: str) -> list[str]:
             if len({w.split(':')[0] for w in where}) > 1]
 
 
+MEMORY_CLASSES = {"core/memory.py": "HypergraphMemory", "core/edits.py": "MemoryEdits",
+                  "core/reads.py": "MemoryReads"}
+"""Where `HypergraphMemory` and the classes it inherits are defined (their private
+fields and methods are the memory's private ones)."""
+WHITE_BOX_TESTS = {"tests/test_memory.py", "tests/test_io.py"}
+"""The core's own white-box tests: they corrupt or inspect the private store to test
+core's checks (`validate`, the file formats), so they may read it."""
+
+
+def memory_private_names(root: Path) -> set[str]:
+    """The private fields and methods of `HypergraphMemory` (its own and inherited)."""
+    out: set[str] = set()
+    for rel, name in MEMORY_CLASSES.items():
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
+            for n in ast.walk(cls):
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out.add(n.name)
+                elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                        and n.value.id == "self":
+                    out.add(n.attr)
+                elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+                    out.add(n.target.id)
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def private_memory_reads(tree: ast.AST, private: set[str], where: str) -> list[str]:
+    """Every ``x._name`` in a file where ``_name`` is a private name of the memory and
+    ``x`` is not ``self`` / ``cls``, as "where:line: expression"."""
+    return [f"{where}:{n.lineno}: {ast.unparse(n)}" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr in private
+            and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))]
+
+
 # ---------------------------------------------------------------------------------------
 # the package
 # ---------------------------------------------------------------------------------------
@@ -649,6 +683,24 @@ def test_each_constant_and_rule_has_one_home():
     an encoder's name, the judges, the sandboxes, GAIA's splits, the model settings, the
     HyperSkill modes, a sentence's end: each is bound once and imported from there."""
     assert duplicate_constants(ROOT, PACKAGE) == []
+
+
+def test_nothing_outside_core_reads_a_memorys_private_fields():
+    """studio/, serve/, plots/ and everything outside core/ (the benchmarks, tools,
+    notebooks and tests but the core's own white-box tests) read a memory through its
+    public API (core/reads.py: `columns`, `row_gammas`, `memberships`, `incidence`; the
+    per-id reads on the memory)."""
+    private = memory_private_names(ROOT)
+    assert {"_skl", "_sub", "_edg", "_inc", "_gamma", "_t_min"} <= private
+    bad = []
+    for mod, path in modules(ROOT, PACKAGE).items():
+        if area(mod) != "core":
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            bad += private_memory_reads(tree, private, path.relative_to(ROOT.parent).as_posix())
+    for where, tree in repository_sources(ROOT.parent):
+        if where not in WHITE_BOX_TESTS:
+            bad += private_memory_reads(tree, private, where)
+    assert bad == [], "use the memory's public read API:\n" + "\n".join(bad)
 
 
 def test_the_names_kept_for_old_notebooks_warn_and_are_their_homes_objects(bindings):
@@ -814,3 +866,19 @@ def test_checker_flags_a_constant_or_a_rule_bound_twice(tmp_path):
     assert duplicate_constants(root, PACKAGE) == [
         f"'hashing(\\\\d+)': {PACKAGE}.core:2 NAME, {PACKAGE}.launch:3 _NAME",
         f"('gaia', 'xbench'): {PACKAGE}.bench:1 BENCHMARKS, {PACKAGE}.launch:2 BENCHMARKS"]
+
+
+
+def test_checker_flags_a_private_read_of_a_memory(tmp_path):
+    root = _package(tmp_path, {
+        "core/memory.py": ("class HypergraphMemory:\n    def __init__(self):\n"
+                           "        self._skl = None\n    def _gamma(self):\n        pass\n"),
+        "core/edits.py": "class MemoryEdits:\n    pass\n",
+        "core/reads.py": "class MemoryReads:\n    def columns(self):\n        return self._skl\n",
+    })
+    private = memory_private_names(root)
+    assert private == {"_skl", "_gamma"}
+    tree = ast.parse("def f(memory, other):\n    memory._gamma(memory._skl)\n"
+                     "    return other.columns('skill'), self._skl\n")
+    assert private_memory_reads(tree, private, "studio/x.py") == [
+        "studio/x.py:2: memory._gamma", "studio/x.py:2: memory._skl"]

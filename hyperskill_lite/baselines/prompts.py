@@ -35,7 +35,8 @@ declared once in its module with `methods.operations.operation`), so a new basel
 prompts are included without an edit here.
 
 >>> from hyperskill_lite.baselines.generative_agents import GENERATIVE_IMPORTANCE
->>> >>> scripted_reply(fill(GENERATIVE_IMPORTANCE, memory="m"))
+>>> from hyperskill_lite.llm.text import fill
+>>> scripted_reply(fill(GENERATIVE_IMPORTANCE, memory="m"))
 {'importance': 6}
 >>> scripted_reply("Decompose this task") is None
 True
