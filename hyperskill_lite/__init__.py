@@ -56,7 +56,7 @@ from hyperskill_lite.core.embed import (
 )
 from hyperskill_lite.core.io.hif import from_hif, read_hif, to_hif, write_hif
 from hyperskill_lite.core.io.layout import MemoryFormatError, MemoryLockedError
-from hyperskill_lite.core.io.read import load_memory
+from hyperskill_lite.core.io.read import load_memory, verify_memory
 from hyperskill_lite.core.io.write import memory_lock, save_memory
 from hyperskill_lite.core.maintenance import maintain, merge_candidates
 from hyperskill_lite.core.memory import HypergraphMemory
@@ -181,6 +181,7 @@ __all__ = [
     "memory_lock",
     "save_memory",
     "load_memory",
+    "verify_memory",
     "to_hif",
     "from_hif",
     "write_hif",

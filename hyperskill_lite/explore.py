@@ -21,7 +21,7 @@ way; the panel's parts carry stable CSS classes (``hsl-panel``, ``hsl-knob-<name
 (tests/browser/).
 
 May import: everything but the CLI. Not here: the plots themselves (plots/), the
-runner's logic (runner.py).
+runner's logic (runner/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ in the run's order, the memory system, the executor, the agent's and the judge's
 clients, the judges, and the settings written to ``OUT/run.json``) without touching the
 output folder; `check_server` runs the preflight of a live run (llm/preflight.py)
 before its folder exists; `execute` runs the parts through the resumable runner
-(runner.py), recording what the preflight and the probes found as run.json's
+(runner/), recording what the preflight and the probes found as run.json's
 ``observed`` (facts, not settings: a resume does not compare them), and writes GAIA's
 ``submission.jsonl`` for a test-split run. The CLI turns its arguments into a RunSpec and
 a sweep turns a cell into one, so both run exactly the same code.
@@ -16,7 +16,7 @@ a sweep turns a cell into one, so both run exactly the same code.
 >>> spec.live, spec.task_source
 (False, 'SkillWorld gaia')
 
-Not here: argument parsing and printing (cli/), the episode loop (runner.py), the
+Not here: argument parsing and printing (cli/), the episode loop (runner/loop.py), the
 memory systems (methods/), the world (world/), the model client and tools (agent/).
 """
 

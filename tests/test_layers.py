@@ -563,6 +563,173 @@ def private_memory_reads(tree: ast.AST, private: set[str], where: str) -> list[s
             and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))]
 
 
+LAYOUT = Path(__file__).resolve().parents[1] / "docs" / "guide" / "layout.md"
+"""The guide's map of the package: its "The package" table has one row per area."""
+UNLISTED_AREAS = {"__init__", "__main__", "_startup"}
+"""Areas the layout table does not need a row for (the package's own entry points)."""
+
+
+def layout_rows(page: Path) -> dict[str, tuple[str, str]]:
+    """Area -> (what it holds, may import) of the "The package" table of `page`."""
+    text = page.read_text(encoding="utf-8").split("## The package", 1)[1]
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.fullmatch(r"`([\w]+)(?:/|\.py)`", cells[0]) if len(cells) == 3 else None
+        if m:
+            rows[m.group(1)] = (cells[1], cells[2])
+    return rows
+
+
+def layout_problems(root: Path, package: str, page: Path,
+                    allowed: dict[str, set[str]]) -> list[str]:
+    """Where the layout table differs from the tree: an area without a row or a row
+    without an area; a module of an area (in its folder or one folder down) its row does
+    not name in backticks (by its name, a folder's with a trailing slash); a row's "may
+    import" areas other than the dependency rule's (`ALLOWED`; errors.py and llm/, which
+    many areas may reach, aside)."""
+    rows = layout_rows(page)
+    mods = modules(root, package)
+    areas = {area(m, package) for m in mods} - UNLISTED_AREAS
+    out = [f"no row for {a}" for a in sorted(areas - set(rows))]
+    out += [f"a row for {a}, which is not in the package" for a in sorted(set(rows) - areas)]
+    for mod in sorted(mods):
+        parts = mod.split(".")[1:]
+        if len(parts) < 2 or parts[0] not in rows or parts[-1] in ("__main__",):
+            continue
+        path = mods[mod]
+        is_pkg = path.name == "__init__.py"
+        depth = len(parts) - 1  # below the area's own folder
+        if depth > 2 or (is_pkg and depth > 2):
+            continue
+        name = f"`{parts[-1]}/`" if is_pkg else f"`{parts[-1]}`"
+        if name not in rows[parts[0]][0] and f"`{parts[-1]}.py`" not in rows[parts[0]][0]:
+            out.append(f"{parts[0]}'s row does not name {name} ({path.relative_to(root.parent)})")
+    for a, (_, may) in sorted(rows.items()):
+        if a not in allowed or "everything" in may:
+            continue
+        said = set(re.findall(r"`(\w+)(?:/|\.py)`", may)) - {"errors", "llm"}
+        rule = set(allowed[a]) - {"errors", "llm"}
+        if said != rule:
+            out.append(f"{a}'s row says it may import {sorted(said)}; the rule (ALLOWED) says "
+                       f"{sorted(rule)}")
+    return out
+
+
+FILE_PATH = re.compile(r"(?<![\w/.-])((?:\.{2,3}/)*(?:[\w.-]+/)*[\w-]+\.(?:py|ipynb|md))(?![\w/])")
+"""A source, notebook or page file named in prose: ``core/memory.py``, ``expel.py``,
+``docs/guide/studio.md``, ``../course/grading.md``."""
+NOT_IN_THE_TREE = {
+    # files the toolkit or its user writes: a run's outputs, student copies, the sandbox
+    "SKILL.md", "table.md", "failures.md", "main.py",
+    # files of the source repositories the baselines cite (EvolveLab, ExpeL, AgentSquare,
+    # Generative Agents)
+    "agent/expel.py", "EvolveLab/config.py", "generative_memory_provider.py",
+    "module_pool/memory/MEMORY_GENERATIVE.py", "persona/cognitive_modules/retrieve.py",
+}
+"""Names in prose that are not files of this repository, on purpose (with `OUT/...`,
+``class/...`` and ``Flash-Searcher-main/...`` paths)."""
+NOT_IN_THE_TREE_PREFIXES = ("OUT/", "class/", "Flash-Searcher-main/")
+
+
+def _without_doctests(text: str) -> str:
+    """`text` without its doctest examples (a ``>>>`` line and what follows up to a blank
+    line): example file names there are made up by the example."""
+    out, skipping = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith(">>>"):
+            skipping = True
+        elif not line.strip():
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
+def prose_sources(repo: Path) -> list[tuple[str, Path, str]]:
+    """(where, the folder relative names are read from, text) of every docstring of the
+    package, every guide page and every notebook's markdown."""
+    out = []
+    for path in sorted((repo / PACKAGE).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    where = f"{path.relative_to(repo).as_posix()}:{getattr(node, 'lineno', 1)}"
+                    out.append((where, path.parent, _without_doctests(doc)))
+    for page in sorted((repo / "docs" / "guide").glob("*.md")):
+        out.append((page.relative_to(repo).as_posix(), page.parent, page.read_text(encoding="utf-8")))
+    for nb in sorted((repo / "notebooks").glob("*.ipynb")):
+        for i, cell in enumerate(json.loads(nb.read_text(encoding="utf-8"))["cells"]):
+            if cell.get("cell_type") == "markdown":
+                src = cell.get("source", "")
+                out.append((f"{nb.relative_to(repo).as_posix()} (markdown cell {i})", nb.parent,
+                            src if isinstance(src, str) else "".join(src)))
+    return out
+
+
+def missing_paths(repo: Path, sources: list[tuple[str, Path, str]]) -> list[str]:
+    """Every file named in `sources` that is not in the repository, as "where: path". A
+    name matches a file at its path from the repository's root, from the text's folder,
+    or as the tail of any file's path (``expel.py``, ``core/memory.py``)."""
+    files = [p.relative_to(repo).as_posix() for p in repo.rglob("*")
+             if p.suffix in (".py", ".ipynb", ".md") and not any(
+                 part.startswith(".") or part in ("build", "_build", "node_modules")
+                 for part in p.relative_to(repo).parts)]
+    tails = set(files) | {f.split("/", i)[-1] for f in files for i in range(1, f.count("/") + 1)}
+    out = []
+    for where, folder, text in sources:
+        for m in FILE_PATH.finditer(text):
+            name = m.group(1)
+            if name in NOT_IN_THE_TREE or name.startswith(NOT_IN_THE_TREE_PREFIXES):
+                continue
+            if name.startswith("../"):
+                if (folder / name).resolve().is_file():
+                    continue
+            elif name.lstrip("./") in tails:
+                continue
+            out.append(f"{where}: {name}")
+    return out
+
+
+NAMED_IN_PAGES = re.compile(
+    r"`(?:from (hyperskill_lite(?:\.\w+)*) import ([\w, ]+)|(hyperskill_lite(?:\.\w+)+))")
+"""A name of the package in a page's inline code: ``hyperskill_lite.verify_memory(path)``,
+``from hyperskill_lite.core.io import load_memory``."""
+
+
+def unresolved_names(pages: list[Path], skip: set[str]) -> list[str]:
+    """Every `NAMED_IN_PAGES` name of `pages` that is not importable as written (or is
+    read through a name kept with a DeprecationWarning), as "page: name (why)"; `skip`:
+    names that are not Python paths (entry-point groups)."""
+    out = []
+    for page in pages:
+        for m in NAMED_IN_PAGES.finditer(page.read_text(encoding="utf-8")):
+            if m.group(1):
+                names = [f"{m.group(1)}.{x.strip().split(' as ')[0]}" for x in m.group(2).split(",")]
+            else:
+                names = [m.group(3)]
+            for name in names:
+                if name in skip:
+                    continue
+                parts = name.split(".")
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error", DeprecationWarning)
+                        for i in range(len(parts), 0, -1):
+                            try:
+                                obj = importlib.import_module(".".join(parts[:i]))
+                                break
+                            except ImportError:
+                                continue
+                        for attr in parts[i:]:
+                            obj = getattr(obj, attr)
+                except (AttributeError, DeprecationWarning) as exc:
+                    out.append(f"{page.name}: {name} ({type(exc).__name__})")
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # the package
 # ---------------------------------------------------------------------------------------
@@ -701,6 +868,29 @@ def test_nothing_outside_core_reads_a_memorys_private_fields():
         if where not in WHITE_BOX_TESTS:
             bad += private_memory_reads(tree, private, where)
     assert bad == [], "use the memory's public read API:\n" + "\n".join(bad)
+
+
+def test_the_layout_page_maps_the_tree():
+    """docs/guide/layout.md's package table has a row for every area and names each of
+    its modules (down to one folder below the area's), and says what each area may import
+    as the dependency rule here does."""
+    assert layout_problems(ROOT, PACKAGE, LAYOUT, ALLOWED) == []
+
+
+def test_every_file_a_docstring_a_guide_page_or_a_notebook_names_exists():
+    """A file named in prose (a docstring of the package, a page of docs/guide/, a
+    notebook's markdown) is a file of the repository: a module that moved or became a
+    folder is named as it is now."""
+    assert missing_paths(ROOT.parent, prose_sources(ROOT.parent)) == []
+
+
+def test_every_name_of_the_package_a_page_names_is_importable_as_written():
+    """The README's and the guide's inline code names the package's functions where they
+    are (``hyperskill_lite.verify_memory``, not a path that fails or warns)."""
+    repo = ROOT.parent
+    groups = {"hyperskill_lite.methods", "hyperskill_lite.search"}  # entry-point groups
+    pages = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
+    assert unresolved_names(pages, groups) == []
 
 
 def test_the_names_kept_for_old_notebooks_warn_and_are_their_homes_objects(bindings):
@@ -882,3 +1072,25 @@ def test_checker_flags_a_private_read_of_a_memory(tmp_path):
                      "    return other.columns('skill'), self._skl\n")
     assert private_memory_reads(tree, private, "studio/x.py") == [
         "studio/x.py:2: memory._gamma", "studio/x.py:2: memory._skl"]
+
+
+
+def test_checker_finds_a_file_named_in_prose_that_is_not_there(tmp_path):
+    (tmp_path / "pkg" / "core").mkdir(parents=True)
+    (tmp_path / "pkg" / "core" / "memory.py").write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("")
+    sources = [("x.py:1", tmp_path / "pkg", "memory.py and core/memory.py, not io.py;\n"
+                                             "runs write OUT/run.md and SKILL.md"),
+               ("d/b.md", tmp_path / "d", "see ../docs/a.md, not ../docs/c.md")]
+    (tmp_path / "d").mkdir()
+    assert missing_paths(tmp_path, sources) == ["x.py:1: io.py", "d/b.md: ../docs/c.md"]
+
+
+def test_checker_flags_a_page_naming_a_missing_or_deprecated_path(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("`hyperskill_lite.load_memory(path)`, `hyperskill_lite.nope()`, "
+                    "`from hyperskill_lite.compare import aggregate`, `hyperskill_lite.search`")
+    assert unresolved_names([page], {"hyperskill_lite.search"}) == [
+        "p.md: hyperskill_lite.nope (AttributeError)",
+        "p.md: hyperskill_lite.compare.aggregate (DeprecationWarning)"]

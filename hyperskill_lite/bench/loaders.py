@@ -5,7 +5,7 @@ Each loader returns tasks with `id`, `question` (the raw text as in the file), `
 (the row number and benchmark-specific fields). Files are read in order; only
 WebWalkerQA is subsampled, exactly as the paper's reference sampler does it.
 
-- GAIA: gaia.py (`load_gaia`, re-exported here): metadata JSONL or parquet, a snapshot
+- GAIA: gaia.py (`load_gaia`): metadata JSONL or parquet, a snapshot
   of ``gaia-benchmark/GAIA``; the test split's withheld answers ("?") are never gold.
 - WebWalkerQA (JSONL, a JSON array or parquet, or a snapshot of
   ``callanwu/WebWalkerQA`` holding a ``main`` split file): `question`, `answer`,

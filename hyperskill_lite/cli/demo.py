@@ -10,7 +10,7 @@ settings finds the runs complete and prints the same table; a folder that exists
 empty and is not a demo folder is refused, and nothing in it is touched. Figures go to
 ``OUT/figures/`` unless ``--figures DIR`` names another folder.
 
-Not here: the runs (launch.py, runner.py), the figures (plots/runs.py).
+Not here: the runs (launch.py, runner/), the figures (plots/runs.py).
 """
 
 from __future__ import annotations

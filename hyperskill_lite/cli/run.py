@@ -11,7 +11,7 @@ recorded as failed, never replayed) exits 3 (`EXIT_ERRORED`) and its last line s
 many. A GAIA test-split run
 (``--split test``) is never judged and writes ``OUT/submission.jsonl``.
 
-Not here: building the run's parts (launch.py), the episode loop (runner.py).
+Not here: building the run's parts (launch.py), the episode loop (runner/loop.py).
 """
 
 from __future__ import annotations

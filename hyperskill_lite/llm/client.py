@@ -3,7 +3,7 @@
 `PromptedLLM` sends chat requests to vLLM's OpenAI server or a hosted API and returns
 checked JSON (`chat_json`); what it is asked is up to its callers: HyperSkill's prompted
 operations (decompose, extract, merge; methods/hyperskill/ops.py), the baselines'
-(baselines/ops.py), the judges (bench/judges.py) and the agent loop (agent/loop.py).
+(each in its module, baselines/), the judges (bench/judges.py) and the agent loop (agent/loop.py).
 Around every call it adds what a live run needs:
 
 - configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /

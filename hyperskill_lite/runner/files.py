@@ -18,7 +18,7 @@ a new ``--out``, or put the folder back to its last good checkpoint with
 same command resumes from there and ends in the state an uninterrupted run reaches.
 
 Not here: the episode loop (loop.py), summaries (summary.py), the in-flight marker and the
-crash injection points (inflight.py, re-exported here).
+crash injection points (inflight.py).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ answers, not a ``.env`` next to ``tasks.jsonl``).
 data file names (bench/gaia.py, bench/loaders.py): relative to `base`, no ``..`` out of
 it, not absolute, and, symlinks followed, inside `boundary`.
 
-Converting the bytes to text: documents/ (re-exported here: `convert`, `DocumentError`
-and the suffix tables).
+Converting the bytes to text: documents/ (`convert`, `DocumentError` and the suffix
+tables).
 
 Not here: answering a question about a file (toolbox.py), images and audio (media.py).
 """

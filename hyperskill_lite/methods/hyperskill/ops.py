@@ -11,8 +11,9 @@ checks the replies with their contracts (replies.py):
 The operation names sent with each call ("decompose", "extract", "merge") are the ones
 the client counts usage under and a cassette records, so cassettes recorded before the
 operations moved here replay as they are. `hyperskill_ops` picks what performs the
-operations for a model, the way `baselines.ops.baseline_ops` does for the baselines: a
-model that has them itself (SimLLM, a test double) is used as is.
+operations for a model, once, when `HyperSkillMemory` is built (as
+`methods.operations.operations_over` does for the baselines): a model that has them
+itself (SimLLM, a test double) is used as is.
 
 Not here: requests, retries and re-asks (llm/client.py), the self-judge (bench/judges.py).
 """
