@@ -55,7 +55,7 @@ def _key(note: MemoryNote) -> str:
     return f"{note.title}: {note.description}" if note.description else note.title or note.content
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 AWM_INDUCE = """\
 You are inducing reusable workflows from an agent's successful trajectory.
 

@@ -61,7 +61,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["RetrievalSynthesisCheatsheet", "CheatsheetOps", "simulated_synthesize_cheatsheet"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 CHEATSHEET_SYNTHESIZE = """\
 You keep a cheatsheet for an agent and rewrite it before each new task.
 

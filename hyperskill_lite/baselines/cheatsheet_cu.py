@@ -58,7 +58,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["CumulativeCheatsheet", "CumulativeCheatsheetOps", "simulated_curate_cheatsheet"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 CHEATSHEET_CURATE = """\
 You are the curator of a cheatsheet that an agent reads before every task.
 
@@ -111,7 +111,7 @@ def simulated_curate_cheatsheet(sim: Any, entries: list[MemoryNote], task: Task,
     label: it reads the outcome as the self-judge would (`judge`, noise included),
     and then after a believed success, count +1 for entries that concern the task;
     picks already present count +1, new picks are appended; after a believed failure,
-    entries that misled on the task are dropped (`NOTICE_MISLEADING`); then the
+    entries that misled on the task are dropped (at the world's rate, `sim.notices`); then the
     `max_entries` with the highest counts are kept (ties: older first)."""
     believed = sim.judge(task, episode)
     episode = dataclasses.replace(episode, success=believed)

@@ -56,7 +56,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["DiLu", "DiLuOps", "simulated_reflect_decision"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 DILU_REFLECT = """\
 You are reviewing a decision process that went wrong, to correct it for the memory.
 

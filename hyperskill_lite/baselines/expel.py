@@ -116,7 +116,7 @@ def check_insight_ops(obj: Any, n_rules: int) -> list[InsightOp]:
     return out
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 EXPEL_INSIGHTS = """\
 You maintain a list of general rules (insights) that help an agent solve research tasks.
 

@@ -68,7 +68,7 @@ def best_case(scores: list[int], similarity: list[float]) -> int:
     return min(range(len(scores)), key=lambda i: (-scores[i], -similarity[i], i))
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 GENERATIVE_RELEVANCE = """\
 Below is a case the agent solved successfully, then a task it is about to start. Do not \
 summarise either; judge how much the solved case would help with the new task, on a \

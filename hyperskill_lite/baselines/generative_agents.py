@@ -94,7 +94,7 @@ def retrieval_scores(
     return a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance)
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 GENERATIVE_IMPORTANCE = """\
 On a scale of 1 to 10, where 1 is purely mundane (a routine lookup that taught nothing) \
 and 10 is extremely poignant (a hard-won success or a costly failure that changes how \
@@ -151,6 +151,7 @@ def simulated_rate_importance(sim: Any, note: MemoryNote) -> int:
     score = 2.0 + 1.5 * n + (1.0 if note.polarity == "failure" else 0.0) + rng.normal()
     return int(min(10, max(1, round(score))))
 
+
 def simulated_reflect(sim: Any, notes: list[MemoryNote]) -> list[MemoryNote]:
     """Generative Agents: an insight for each latent that recurs in the memories
     (at least twice; else the most frequent one), at most 3, most frequent first."""
@@ -171,15 +172,23 @@ class GenerativeAgentsOps(PromptedOps):
     """Generative Agents' model operations (``rate_importance``, ``reflect``) over a prompted
     chat model."""
 
-    @operation(prompts=(GENERATIVE_IMPORTANCE,), schemas={"importance": SCHEMAS["importance"]}, canned=CANNED,
-               simulated=simulated_rate_importance)
+    @operation(
+        prompts=(GENERATIVE_IMPORTANCE,),
+        schemas={"importance": SCHEMAS["importance"]},
+        canned=CANNED,
+        simulated=simulated_rate_importance,
+    )
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: importance (poignancy) of a memory, 1-10."""
         prompt = fill(GENERATIVE_IMPORTANCE, memory=clip_middle(note.text, 4000))
         return self.chat_json("importance", prompt, check_importance)
 
-    @operation(prompts=(GENERATIVE_REFLECT,), schemas={"reflect": SCHEMAS["reflect"]}, canned=CANNED,
-               simulated=simulated_reflect)
+    @operation(
+        prompts=(GENERATIVE_REFLECT,),
+        schemas={"reflect": SCHEMAS["reflect"]},
+        canned=CANNED,
+        simulated=simulated_reflect,
+    )
     def reflect(self, notes: list[MemoryNote]) -> list[MemoryNote]:
         """Generative Agents: 1-3 high-level insights inferred from recent memories."""
         memories = clip_middle(_numbered(notes), self.llm.max_trajectory_chars)

@@ -136,7 +136,7 @@ def prune_order(success: list[int], usage: list[int]) -> list[int]:
     return sorted(range(len(success)), key=lambda i: (-(2 * success[i] + usage[i]), i))
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 LIGHTWEIGHT_EXTRACT = """\
 You are extracting reusable learnings from a successful execution for long-term memory.
 
@@ -215,6 +215,7 @@ def simulated_strategic_operational(sim: Any, task: Task, episode: Episode) -> d
         operational.append(MemoryNote("", body, "", s.polarity, 1, s.meta))
     return {"strategic": strategic, "operational": operational}
 
+
 def simulated_shortterm_facts(sim: Any, task: Task, step: str, notes: list[str]) -> list[str]:
     """MemEvolve's short-term memory: the step's sentences that carry a value (a digit)
     and are not noted yet, at most 3, in their own words. SkillWorld draws an episode
@@ -229,8 +230,12 @@ class LightweightOps(PromptedOps):
     """MemEvolve's (Lightweight) model operations (``strategic_operational``,
     ``shortterm_facts``) over a prompted chat model."""
 
-    @operation(prompts=(LIGHTWEIGHT_EXTRACT,), schemas={"lightweight": SCHEMAS["lightweight"]}, canned=CANNED,
-               simulated=simulated_strategic_operational)
+    @operation(
+        prompts=(LIGHTWEIGHT_EXTRACT,),
+        schemas={"lightweight": SCHEMAS["lightweight"]},
+        canned=CANNED,
+        simulated=simulated_strategic_operational,
+    )
     def strategic_operational(self, task: Task, episode: Episode) -> dict[str, list[MemoryNote]]:
         """MemEvolve's Lightweight memory: up to 2 strategic and 2 operational learnings."""
         prompt = fill(
@@ -246,8 +251,12 @@ class LightweightOps(PromptedOps):
 
         return self.chat_json("lightweight", prompt, check)
 
-    @operation(prompts=(LIGHTWEIGHT_SHORTTERM,), schemas={"lightweight:shortterm": SCHEMAS["lightweight:shortterm"]}, canned=CANNED,
-               simulated=simulated_shortterm_facts)
+    @operation(
+        prompts=(LIGHTWEIGHT_SHORTTERM,),
+        schemas={"lightweight:shortterm": SCHEMAS["lightweight:shortterm"]},
+        canned=CANNED,
+        simulated=simulated_shortterm_facts,
+    )
     def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]:
         """MemEvolve's short-term memory: up to 3 new key facts of the step just taken."""
         prompt = fill(

@@ -57,7 +57,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["MemP", "MemPOps", "simulated_build_procedure", "simulated_revise_procedure"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 MEMP_BUILD = """\
 You are building procedural memory for an agent. Summarise how this task was solved as \
 a script that can be followed on similar tasks.
@@ -134,9 +134,10 @@ def simulated_build_procedure(sim: Any, task: Task, episode: Episode) -> MemoryN
     meta = sim.union(*[sim.phrase(x, rng).meta for x in picks], source="memp")
     return MemoryNote(title, content, "", sim.outcome(episode), 1, meta)
 
+
 def simulated_revise_procedure(sim: Any, note: MemoryNote, task: Task, episode: Episode) -> MemoryNote:
     """MemP adjustment: append a check against the reported error; remove steps of
-    spurious advice that concerns the task (`NOTICE_MISLEADING`)."""
+    spurious advice that concerns the task (at the world's rate, `sim.notices`)."""
     lib = sim.library
     rng = sim.rng("memp:revise", task.id, note.text)
     archs = sim.archetypes(task)
@@ -179,8 +180,12 @@ class MemPOps(PromptedOps):
             "memp", prompt, lambda o: check_notes(o, ("procedures",), max_items=1)[0]
         )
 
-    @operation(prompts=(MEMP_REVISE,), schemas={"memp:revise": SCHEMAS["memp:revise"]}, canned=CANNED,
-               simulated=simulated_revise_procedure)
+    @operation(
+        prompts=(MEMP_REVISE,),
+        schemas={"memp:revise": SCHEMAS["memp:revise"]},
+        canned=CANNED,
+        simulated=simulated_revise_procedure,
+    )
     def revise_procedure(self, note: MemoryNote, task: Task, episode: Episode) -> MemoryNote:
         """MemP adjustment: the retrieved procedure corrected with a failed episode."""
         prompt = fill(

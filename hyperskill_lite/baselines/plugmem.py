@@ -115,7 +115,7 @@ def _check_guidance(obj: Any) -> MemoryNote | None:
     return MemoryNote("Guidance", text[:MAX_NOTE_CHARS]) if text else None
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 PLUGMEM_STRUCTURE = """\
 You are structuring an agent's episode into knowledge for a memory graph.
 
@@ -226,10 +226,12 @@ def simulated_structure_knowledge(sim: Any, task: Task, episode: Episode) -> Kno
         pres.append((at[0] if at else 0, sim.note(lid, rng, "plugmem", seen=seen)))
     return KnowledgeUpdate(intents, pres, props)
 
+
 def simulated_plugmem_query(sim: Any, task: Task) -> dict[str, list[str]]:
     """PlugMem retrieval, step 1: the decomposition's steps and the task's topic."""
     lat = sim.task_latent(task)
     return {"intents": sim.decompose(task), "concepts": [lat["topic"]]}
+
 
 def simulated_distill_guidance(sim: Any, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
     """PlugMem retrieval, step 2: keep the notes that concern the archetypes of the
@@ -264,8 +266,12 @@ class PlugMemOps(PromptedOps):
         )
         return self.chat_json("plugmem", prompt, lambda o: _check_knowledge(o, episode.success))
 
-    @operation(prompts=(PLUGMEM_QUERY,), schemas={"plugmem:query": SCHEMAS["plugmem:query"]}, canned=CANNED,
-               simulated=simulated_plugmem_query)
+    @operation(
+        prompts=(PLUGMEM_QUERY,),
+        schemas={"plugmem:query": SCHEMAS["plugmem:query"]},
+        canned=CANNED,
+        simulated=simulated_plugmem_query,
+    )
     def plugmem_query(self, task: Task) -> dict[str, list[str]]:
         """PlugMem retrieval, step 1: the task's subgoal intents and key concepts."""
         prompt = fill(PLUGMEM_QUERY, query=task.text)
@@ -273,8 +279,12 @@ class PlugMemOps(PromptedOps):
             "plugmem:query", prompt, lambda o: _dict_of_lists(o, ("intents", "concepts"), 6)
         )
 
-    @operation(prompts=(PLUGMEM_REASON,), schemas={"plugmem:reason": SCHEMAS["plugmem:reason"]}, canned=CANNED,
-               simulated=simulated_distill_guidance)
+    @operation(
+        prompts=(PLUGMEM_REASON,),
+        schemas={"plugmem:reason": SCHEMAS["plugmem:reason"]},
+        canned=CANNED,
+        simulated=simulated_distill_guidance,
+    )
     def distill_guidance(self, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
         """PlugMem retrieval, step 2: reason over retrieved knowledge into guidance;
         None when the model judges none of it relevant."""

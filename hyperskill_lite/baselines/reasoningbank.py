@@ -52,7 +52,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["ReasoningBank", "ReasoningBankOps", "simulated_reasoning_items"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 _ITEM_RULES = """\
 Write up to 3 memory items. Each item has:
 - "title": a short name for the strategy (3-6 words), not specific to this task;
@@ -121,8 +121,14 @@ def simulated_reasoning_items(sim: Any, task: Task, episode: Episode) -> list[Me
 class ReasoningBankOps(PromptedOps):
     """ReasoningBank's model operation (``reasoning_items``) over a prompted chat model."""
 
-    @operation(prompts=(REASONINGBANK_SUCCESS, REASONINGBANK_FAILURE,), schemas=SCHEMAS, canned=CANNED,
-               simulated=simulated_reasoning_items)
+    @operation(
+        prompts=(REASONINGBANK_SUCCESS,
+        REASONINGBANK_FAILURE,
+        ),
+        schemas=SCHEMAS,
+        canned=CANNED,
+        simulated=simulated_reasoning_items,
+    )
     def reasoning_items(self, task: Task, episode: Episode) -> list[MemoryNote]:
         """ReasoningBank: up to 3 memory items from a judged success or failure."""
         pol: Polarity = "success" if episode.success else "failure"

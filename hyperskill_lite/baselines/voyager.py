@@ -55,7 +55,7 @@ from hyperskill_lite.types import Episode, MemoryContext, Task
 __all__ = ["Voyager", "VoyagerOps", "simulated_describe_program"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 VOYAGER_SKILL = """\
 You are adding a verified skill to an agent's skill library. The agent solved this task:
 
