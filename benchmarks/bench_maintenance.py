@@ -42,8 +42,10 @@ import numpy as np  # noqa: E402
 
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
-from hyperskill_lite.core.io import FORMAT, _from_records_v1  # noqa: E402
-from hyperskill_lite.core.maintenance import TemplateMerger, maintain  # noqa: E402
+from hyperskill_lite.core.io import FORMAT  # noqa: E402
+from hyperskill_lite.core.io.legacy import _from_records_v1  # noqa: E402
+from hyperskill_lite.core.maintenance import maintain  # noqa: E402
+from hyperskill_lite.core.template_merger import TemplateMerger  # noqa: E402
 
 WORDS = (
     "search verify source table unit convert compute percent cross check archive page "

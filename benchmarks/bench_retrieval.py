@@ -34,8 +34,8 @@ import numpy as np  # noqa: E402
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
 from hyperskill_lite.core.memory import HypergraphMemory  # noqa: E402
+from hyperskill_lite.core.records import Skill  # noqa: E402
 from hyperskill_lite.core.retrieval import retrieve  # noqa: E402
-from hyperskill_lite.types import Skill  # noqa: E402
 
 VERBS = "find locate identify compute convert extract verify compare count read".split()
 OBJECTS = (

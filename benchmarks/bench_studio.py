@@ -55,9 +55,10 @@ from synthetic import DIM, make_workload  # noqa: E402
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
 from hyperskill_lite.core.io import FORMAT, ROW_DTYPES, VERSION, from_state, save_memory  # noqa: E402
-from hyperskill_lite.core.maintenance import TemplateMerger, maintain  # noqa: E402
+from hyperskill_lite.core.maintenance import maintain  # noqa: E402
 from hyperskill_lite.core.records import skill_text  # noqa: E402
 from hyperskill_lite.core.retrieval import Retrieval, format_context  # noqa: E402
+from hyperskill_lite.core.template_merger import TemplateMerger  # noqa: E402
 from hyperskill_lite.runner.health import maintenance_record, write_health  # noqa: E402
 
 TARGETS = {"write_s": 20.0, "mb": 50.0, "open_s": 5.0}

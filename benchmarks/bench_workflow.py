@@ -60,7 +60,8 @@ def skillworld(episodes: int = 60, seed: int = 0) -> dict[str, Any]:
     from hyperskill_lite.core.config import HyperSkillConfig
     from hyperskill_lite.core.embed import MiniLMEncoder
     from hyperskill_lite.methods import make_method
-    from hyperskill_lite.runner import run_episodes, shuffled
+    from hyperskill_lite.protocol import shuffled
+    from hyperskill_lite.runner import run_episodes
     from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
     tasks = shuffled(make_tasks("gaia", seed=seed), seed=42)[:episodes]

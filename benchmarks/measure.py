@@ -38,17 +38,12 @@ from naive_store import NaiveStore
 from synthetic import Workload
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.io import load_memory, save_memory
-from hyperskill_lite.core.maintenance import (
-    TemplateMerger,
-    cooccurrence_matrix,
-    merge,
-    merge_candidates,
-    propagate,
-    prune,
-)
+from hyperskill_lite.core.maintenance import merge, merge_candidates, prune
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.retrieval import Retrieval, retrieve
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 __all__ = [
     "summary",
@@ -150,7 +145,7 @@ def retrieval(
     mem: HypergraphMemory, w: Workload, naive: NaiveStore | None = None, warmup: int = 5
 ) -> dict[str, Any]:
     """Latency per query of the memory, the floor and (if given) the naive store."""
-    U, E = mem._sub.emb[: mem._sub.n], mem._edg.emb[: mem._edg.n]  # same sizes, views
+    U, E = mem.columns("subtask").emb, mem.columns("hyperedge").emb  # same sizes, views
     k = mem.config.k_u
     enc = w.encoder
     for task, plan in w.queries[:warmup]:
@@ -223,7 +218,7 @@ def save_load(
     del mapped
     _, save16_s = _timed(lambda: save_memory(mem, half_dir, dtype="float16"))
     half, load16_s = _timed(lambda: load_memory(half_dir, encoder=mem.encoder))
-    U, S, E = mem._sub, mem._skl, mem._edg
+    U, S, E = (mem.columns(k) for k in ("subtask", "skill", "hyperedge"))
     arrays = [U.emb[U.live()], S.emb[S.live()], E.emb[: E.n]]  # what the floor writes
     _, fsave_s = _timed(lambda: _np_save(floor_dir, arrays))
     _, fload_s = _timed(lambda: [np.load(floor_dir / f"{i}.npy") for i in range(3)])

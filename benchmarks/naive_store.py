@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.records import Skill, skill_text
 from hyperskill_lite.core.retrieval import format_context
-from hyperskill_lite.types import Skill, skill_text
 
 __all__ = ["NaiveStore"]
 

@@ -121,7 +121,8 @@ def child(kind: str, what: str, path: Path) -> dict[str, Any]:
     from naive_store import NaiveStore
 
     from hyperskill_lite.core.embed import HashingEncoder
-    from hyperskill_lite.core.maintenance import TemplateMerger, maintain
+    from hyperskill_lite.core.maintenance import maintain
+    from hyperskill_lite.core.template_merger import TemplateMerger
 
     enc = HashingEncoder(dim=DIM)  # embeds the merged skills' new text
     if kind == "naive":
@@ -173,7 +174,7 @@ def one_size(n: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     mem, t_ins = measure.build_memory(w, cfg)
     mem.validate()
     res: dict[str, Any] = {"vocab": w.n_vocab, "stats": mem.stats(), "tags": []}
-    floor_ins = measure.insert_floor(w, mem._skl.emb, cfg.delta_dedup)
+    floor_ins = measure.insert_floor(w, mem.columns("skill").emb, cfg.delta_dedup)
     res["insert"] = {
         "ours_per_edge_s": t_ins / n,
         "ours_total_s": t_ins,

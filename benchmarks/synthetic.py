@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hyperskill_lite.core.embed import Encoder, HashingEncoder
-from hyperskill_lite.types import Skill
+from hyperskill_lite.core.records import Skill
 
 __all__ = ["DIM", "LookupEncoder", "Episode", "Workload", "vocab_size", "make_workload"]
 

@@ -37,15 +37,18 @@ are imported when used. Start with ``notebooks/00_quickstart.ipynb`` or
 
 from hyperskill_lite import _startup  # noqa: F401 - first: Ctrl-C while `python -m` imports
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
-from hyperskill_lite.agent.tools.providers import (
+from hyperskill_lite.agent.tools.providers.base import (
     SearchProvider,
     provider_classes,
     register_provider,
 )
-from hyperskill_lite.bench import write_submission
+from hyperskill_lite.agent.tools.settings import ToolSettings
+from hyperskill_lite.agent.tools.toolbox import build_toolbox
+from hyperskill_lite.bench.submission import write_submission
 from hyperskill_lite.compare import compare
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
+from hyperskill_lite.core.elements import EdgeView, NodeView
 from hyperskill_lite.core.embed import (
     Encoder,
     HashingEncoder,
@@ -53,60 +56,56 @@ from hyperskill_lite.core.embed import (
     default_encoder,
     encoder_by_name,
 )
-from hyperskill_lite.core.io import (
-    MemoryFormatError,
-    MemoryLockedError,
-    from_hif,
-    load_memory,
-    memory_lock,
-    read_hif,
-    save_memory,
-    to_hif,
-    write_hif,
-)
-from hyperskill_lite.core.maintenance import (
-    TemplateMerger,
-    cooccurrence_matrix,
-    maintain,
-    merge_candidates,
-    propagate,
-)
-from hyperskill_lite.core.memory import EdgeView, HypergraphMemory, NodeView
+from hyperskill_lite.core.io.hif import from_hif, read_hif, to_hif, write_hif
+from hyperskill_lite.core.io.layout import MemoryFormatError, MemoryLockedError
+from hyperskill_lite.core.io.read import load_memory, verify_memory
+from hyperskill_lite.core.io.write import memory_lock, save_memory
+from hyperskill_lite.core.maintenance import maintain, merge_candidates
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.meta import merge_meta
-from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve
+from hyperskill_lite.core.records import ContextItem, Fragment, MaintenanceReport, Skill
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.retrieval.context import format_context
+from hyperskill_lite.core.retrieval.ranking import kappa_counts
+from hyperskill_lite.core.retrieval.result import Retrieval
+from hyperskill_lite.core.template_merger import TemplateMerger
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
-from hyperskill_lite.course import Verdict, check, grade_notebook, write_student_copies
+from hyperskill_lite.course import check
+from hyperskill_lite.course.check import Verdict
+from hyperskill_lite.course.grade import grade_notebook
+from hyperskill_lite.course.student import write_student_copies
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.explore import Exploration, panel, short_run
 from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
 from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.llm.settings import ModelSettings, make_llms
 from hyperskill_lite.logs import run_log, setup_logging
-from hyperskill_lite.methods import HyperSkillMemory, MethodSpec, make_method, register_method
-from hyperskill_lite.methods.hyperskill import PromptedHyperSkillOps
+from hyperskill_lite.methods.hyperskill import HyperSkillMemory
+from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps
+from hyperskill_lite.methods.registry import MethodSpec, make_method, register_method
 from hyperskill_lite.protocol import EvalProtocol
-from hyperskill_lite.runner import memory_health, restore_checkpoint
+from hyperskill_lite.runner.files import restore_checkpoint
+from hyperskill_lite.runner.health import memory_health
 from hyperskill_lite.runner.record import EpisodeRecord
-from hyperskill_lite.serve import SharedMemory, export_skills
+from hyperskill_lite.serve.agent_skills import export_skills
+from hyperskill_lite.serve.shared import SharedMemory
 from hyperskill_lite.stats import bootstrap_ci, paired_differences
-from hyperskill_lite.studio import build_studio, cooccurrence_significance, permutation_test
-from hyperskill_lite.sweep import load_sweep, run_sweep
+from hyperskill_lite.studio import build_studio
+from hyperskill_lite.studio.cooccurrence import cooccurrence_significance, permutation_test
+from hyperskill_lite.sweep import run_sweep
+from hyperskill_lite.sweep.spec import load_sweep
 from hyperskill_lite.types import (
-    ContextItem,
     Episode,
     Executor,
     Extraction,
-    Fragment,
-    MaintenanceReport,
     MemoryContext,
     MemoryLLM,
     MemorySystem,
-    Skill,
     Task,
 )
-from hyperskill_lite.widget import show
-from hyperskill_lite.world import SimLLM
+from hyperskill_lite.widget.show import show
+from hyperskill_lite.world.simllm import SimLLM
 
 
 def _version() -> str:
@@ -185,6 +184,7 @@ __all__ = [
     "memory_lock",
     "save_memory",
     "load_memory",
+    "verify_memory",
     "to_hif",
     "from_hif",
     "write_hif",

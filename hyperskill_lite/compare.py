@@ -25,7 +25,7 @@ order, with a bootstrap 95 % interval over tasks within each (seed, order) cell
 learn/eval split every figure is over the evaluated part. SkillWorld numbers are a
 simulation and are never the paper's.
 
-Not here: the tables themselves (compare_tables.py, re-exported here), the CLI
+Not here: the tables themselves (compare_tables.py), the CLI
 (cli/compare.py wires ``python -m hyperskill_lite compare``), live runs (`run` with a
 model), plotting.
 """
@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -44,30 +45,20 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite import (
-    methods as registry,  # EXCLUDE_SELF_METHODS: read when used (it reads plugins)
-)
-from hyperskill_lite.compare_tables import (
-    DELTA_KEYS,
-    KEYS,
-    aggregate,
-    format_table,
-    paired_table,
-    retention,
-)
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import encoder_known
+from hyperskill_lite import compare_tables
+from hyperskill_lite.core.embed import encoder_by_name, encoder_known
 from hyperskill_lite.methods import BASELINES, METHODS
+from hyperskill_lite.methods.registry import registered, spec_of
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
-from hyperskill_lite.runner import RunError, read_records, summarize
-from hyperskill_lite.runner.files import check_out_folder
+from hyperskill_lite.runner.files import RunError, check_out_folder, read_records
+from hyperskill_lite.runner.summary import summarize
 from hyperskill_lite.stats import DEFAULT_BOOT, PairedDifference
 from hyperskill_lite.sweep.execute import CellResult, run_cells
 from hyperskill_lite.sweep.spec import Cell
-from hyperskill_lite.world import PROFILES, WorldParams, make_tasks
+from hyperskill_lite.world.generator import PROFILES, make_tasks
+from hyperskill_lite.world.params import WorldParams
 
-__all__ = ["compare", "aggregate", "format_table", "paired_table", "retention",
-           "DEFAULT_METHODS", "KEYS", "DELTA_KEYS"]
+__all__ = ["compare", "DEFAULT_METHODS"]
 
 DEFAULT_METHODS = ("no-memory", "hyperskill", *BASELINES)
 """No memory, HyperSkill and the ten baselines, in the paper's order."""
@@ -256,10 +247,11 @@ def _method_names(methods: Sequence[str] | None, reference: str | None,
     if reference is not None and reference not in names:
         raise ValueError(f"compare: the reference {reference!r} must be one of the methods "
                          f"compared ({', '.join(names)})")
-    if base.exclude_self and any(m not in registry.EXCLUDE_SELF_METHODS for m in names):
-        bad = [m for m in names if m not in registry.EXCLUDE_SELF_METHODS]
+    bad = [m for m in names if not spec_of(m).exclude_self] if base.exclude_self else []
+    if bad:
+        able = [s.name for s in registered() if s.exclude_self]
         raise ValueError(f"compare: --exclude-self needs methods that can leave a task's own "
-                         f"memories out ({', '.join(registry.EXCLUDE_SELF_METHODS)}); not {bad}")
+                         f"memories out ({', '.join(able)}); not {bad}")
     return names
 
 
@@ -334,8 +326,8 @@ def _tables(grid: _Grid, rows: list[dict[str, Any]], stats_seed: int, n_boot: in
         + f"; mean ± sd over {spread}, (delta) vs no-memory. "
         "Offline simulation: NOT the paper's numbers."
     )
-    paired_text, paired = paired_table(rows, "no-memory", grid.reference, stats_seed, n_boot)
-    return format_table(aggregate(rows), "no-memory", title) + "\n\n" + paired_text, paired
+    paired_text, paired = compare_tables.paired_table(rows, "no-memory", grid.reference, stats_seed, n_boot)
+    return compare_tables.format_table(compare_tables.aggregate(rows), "no-memory", title) + "\n\n" + paired_text, paired
 
 
 def _write(grid: _Grid, out: Path, table: str, rows: list[dict[str, Any]],
@@ -359,3 +351,18 @@ def _write(grid: _Grid, out: Path, table: str, rows: list[dict[str, Any]],
     }
     (out / "compare.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
     (out / "table.txt").write_text(table + "\n")
+
+
+_MOVED = {"aggregate": "hyperskill_lite.compare_tables",
+          "paired_table": "hyperskill_lite.compare_tables",
+          "retention": "hyperskill_lite.compare_tables"}
+"""Names the notebooks of version 0.2.0 imported from here, now read from their home
+(compare_tables.py) with a DeprecationWarning."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warnings.warn(f"hyperskill_lite.compare.{name} is deprecated: import it from "
+                      f"{_MOVED[name]}", DeprecationWarning, stacklevel=2)
+        return getattr(compare_tables, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

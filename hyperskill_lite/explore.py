@@ -21,7 +21,7 @@ way; the panel's parts carry stable CSS classes (``hsl-panel``, ``hsl-knob-<name
 (tests/browser/).
 
 May import: everything but the CLI. Not here: the plots themselves (plots/), the
-runner's logic (runner.py).
+runner's logic (runner/).
 """
 
 from __future__ import annotations
@@ -36,11 +36,14 @@ from typing import Any
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.launch import RunSpec, execute, prepare
-from hyperskill_lite.methods import METHODS, make_method
+from hyperskill_lite.methods import METHODS
+from hyperskill_lite.methods.registry import make_method
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
-from hyperskill_lite.runner import summarize
+from hyperskill_lite.runner.summary import summarize
 from hyperskill_lite.types import KeepsHypergraph, MemorySystem
-from hyperskill_lite.world import PHRASINGS, PROFILES, SimLLM
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
+from hyperskill_lite.world.simllm import SimLLM
 
 __all__ = ["Exploration", "KNOBS", "describe", "hypergraph_methods", "short_run", "panel"]
 

@@ -7,7 +7,7 @@ in the run's order, the memory system, the executor, the agent's and the judge's
 clients, the judges, and the settings written to ``OUT/run.json``) without touching the
 output folder; `check_server` runs the preflight of a live run (llm/preflight.py)
 before its folder exists; `execute` runs the parts through the resumable runner
-(runner.py), recording what the preflight and the probes found as run.json's
+(runner/), recording what the preflight and the probes found as run.json's
 ``observed`` (facts, not settings: a resume does not compare them), and writes GAIA's
 ``submission.jsonl`` for a test-split run. The CLI turns its arguments into a RunSpec and
 a sweep turns a cell into one, so both run exactly the same code.
@@ -16,53 +16,47 @@ a sweep turns a cell into one, so both run exactly the same code.
 >>> spec.live, spec.task_source
 (False, 'SkillWorld gaia')
 
-Not here: argument parsing and printing (cli/), the episode loop (runner.py), the
+Not here: argument parsing and printing (cli/), the episode loop (runner/loop.py), the
 memory systems (methods/), the world (world/), the model client and tools (agent/).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite import (
-    methods as registry,  # EXCLUDE_SELF_METHODS: read when used (it reads plugins)
-)
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.tools import ToolSettings, build_toolbox
 from hyperskill_lite.agent.tools.preflight import check_sandbox, needs_for
-from hyperskill_lite.bench import load_benchmark, load_tasks_jsonl, make_judge, write_submission
+from hyperskill_lite.agent.tools.settings import ToolSettings
+from hyperskill_lite.agent.tools.toolbox import build_toolbox
+from hyperskill_lite.bench.judges import JUDGES, make_judge
+from hyperskill_lite.bench.loaders import load_benchmark, load_tasks_jsonl
+from hyperskill_lite.bench.submission import write_submission
 from hyperskill_lite.core.config import PRUNE_MODES, HyperSkillConfig
-from hyperskill_lite.core.embed import encoder_by_name
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name, encoder_known
 from hyperskill_lite.llm.cassette import Cassette
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.preflight import preflight_run
 from hyperskill_lite.llm.settings import ModelSettings, make_llms, usage_totals
-from hyperskill_lite.methods import METHODS, make_method
-from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
-from hyperskill_lite.runner import read_records, run_episodes
+from hyperskill_lite.methods import METHODS
+from hyperskill_lite.methods.registry import make_method, registered, spec_of
+from hyperskill_lite.protocol import EvalProtocol
+from hyperskill_lite.runner.files import read_records
+from hyperskill_lite.runner.loop import run_episodes
 from hyperskill_lite.types import Task
-from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
+from hyperskill_lite.world.executor import SimExecutor
+from hyperskill_lite.world.generator import PROFILES, make_tasks
+from hyperskill_lite.world.params import PHRASINGS, WorldParams
+from hyperskill_lite.world.simllm import SimLLM
 
-__all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "prepare", "check_server", "execute",
-           "skillworld_parts", "encoder_known", "encoder_name", "make_encoder", "PROFILES",
-           "PHRASINGS", "BENCHMARKS", "ENCODERS", "TASK_ORDER_SEED"]
+__all__ = ["RunSpec", "RunParts", "check_spec", "config_of", "retrieval_of", "prepare",
+           "check_server", "execute", "skillworld_parts", "encoder_name", "make_encoder"]
 
-PROFILES = ("gaia", "webwalker", "xbench")
-PHRASINGS = ("calibrated", "curated")
-BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-ENCODERS = ("minilm", "hashing")
-_HASHING_NAME = re.compile(r"hashing(?:\(dim=(\d+),seed=(-?\d+)\))?")
-"""A hashing encoder's recorded name (core/embed.py's `encoder_by_name` reads the same)."""
-JUDGE_KINDS = ("exact", "llm", "self")
 PAPER_PROTOCOL = EvalProtocol()
 """The paper's protocol: online memory, one pass, the seed-42 order (frozen, shared)."""
-TASK_ORDER_SEED = PAPER_ORDER_SEED
-"""The paper's fixed task order: one shuffle with seed 42, shared by every method (the
-default of `EvalProtocol.order_seed`)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +79,10 @@ class RunSpec:
     """"minilm", "hashing", a recorded encoder name such as "hashing(dim=64,seed=3)", or an
     encoder instance (library callers; run.json records its ``name``)."""
     k: int | None = None
-    """One retrieval budget for k_u, k_e and k_s (None: the config's 2)."""
+    """The method's retrieval count (``--k``; None: its own default): HyperSkill's k_u, k_e
+    and k_s (the config's, 2), a baseline's k (3; ExpeL's rules too); a method that does
+    not say how it takes one refuses it (`MethodSpec.takes_k`). run.json records what the
+    built method uses ("retrieval", `retrieval_of`)."""
     prune_mode: str | None = None
     rho: float | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
@@ -166,11 +163,13 @@ def check_spec(spec: RunSpec) -> RunSpec:
     if spec.prune_mode is not None and spec.prune_mode not in PRUNE_MODES:
         raise ValueError(f"--prune-mode must be one of {', '.join(PRUNE_MODES)}, "
                          f"got {spec.prune_mode!r}")
-    if spec.evaluation.exclude_self:
-        if spec.method not in registry.EXCLUDE_SELF_METHODS:
-            raise ValueError(f"--exclude-self needs a method that can leave a task's own "
-                             f"memories out ({', '.join(registry.EXCLUDE_SELF_METHODS)}); "
-                             f"{spec.method} cannot")
+    if spec.evaluation.exclude_self and not spec_of(spec.method).exclude_self:
+        able = [s.name for s in registered() if s.exclude_self]
+        raise ValueError(f"--exclude-self needs a method that can leave a task's own "
+                         f"memories out ({', '.join(able)}); {spec.method} cannot")
+    if spec.k is not None and spec_of(spec.method).takes_k is None:
+        raise ValueError(f"--k: method {spec.method!r} does not take a retrieval count (its "
+                         f"registration does not say how, MethodSpec.takes_k); run it without --k")
     if isinstance(spec.encoder, str) and not encoder_known(spec.encoder):
         raise ValueError(f"--encoder must be one of {', '.join(ENCODERS)}, got {spec.encoder!r}")
     if not spec.live:
@@ -202,8 +201,8 @@ def check_spec(spec: RunSpec) -> RunSpec:
         raise ValueError("--record and --replay are exclusive")
     if spec.max_steps < 1:
         raise ValueError(f"--max-steps must be >= 1, got {spec.max_steps}")
-    if spec.judge is not None and spec.judge not in JUDGE_KINDS:
-        raise ValueError(f"--judge must be one of {', '.join(JUDGE_KINDS)}, got {spec.judge!r}")
+    if spec.judge is not None and spec.judge not in JUDGES:
+        raise ValueError(f"--judge must be one of {', '.join(JUDGES)}, got {spec.judge!r}")
     spec.settings.check()
     if spec.split is not None and spec.split not in ("validation", "test"):
         raise ValueError(f"--split must be validation or test, got {spec.split!r}")
@@ -237,18 +236,6 @@ def config_of(spec: RunSpec) -> HyperSkillConfig:
         changes["rho"] = spec.rho
     changes.update(spec.overrides)
     return cfg.replace(**changes) if changes else cfg
-
-
-def encoder_known(name: str) -> bool:
-    """Whether `name` names an encoder `encoder_by_name` builds: "minilm", "hashing", or
-    a recorded name ("minilm(all-MiniLM-L6-v2)", "hashing(dim=64,seed=3)"), checked
-    without building it.
-
-    >>> encoder_known("hashing(dim=64,seed=3)"), encoder_known("word2vec")
-    (True, False)
-    """
-    key = name.strip().lower()
-    return key in ENCODERS or key.startswith("minilm(") or bool(_HASHING_NAME.fullmatch(key))
 
 
 def encoder_name(encoder: Any) -> str:
@@ -311,6 +298,15 @@ class RunParts:
         return self.config.maintain_every(len(self.tasks) // self.spec.evaluation.passes)
 
 
+def retrieval_of(system: Any) -> dict[str, Any] | None:
+    """The retrieval counts a built memory uses (its ``retrieval_budget()``), as run.json
+    records them: ``{"k_u": 2, "k_e": 2, "k_s": 2}`` for HyperSkill, ``{"k": 3}`` for a
+    baseline (ExpeL adds ``insights_k``), ``{}`` for a memory that retrieves nothing, None
+    for one that does not say (a plugin without the method)."""
+    report = getattr(system, "retrieval_budget", None)
+    return dict(report()) if callable(report) else None
+
+
 def prepare(spec: RunSpec) -> RunParts:
     """Build the parts of a run (see the module docstring); nothing is written.
 
@@ -345,7 +341,8 @@ def prepare(spec: RunSpec) -> RunParts:
     if spec.evaluation.eval_from is not None and spec.evaluation.eval_from >= len(tasks):
         raise ValueError(f"--freeze-after/--eval-from {spec.evaluation.eval_from} leaves "
                          f"nothing to evaluate: the run has {len(tasks)} episodes")
-    system = make_method(spec.method, llm, make_encoder(spec.encoder), cfg)
+    system = make_method(spec.method, llm, make_encoder(spec.encoder), cfg, k=spec.k)
+    info["retrieval"] = retrieval_of(system)
     return RunParts(spec, system, tasks, executor, llm, judge, learn_judge, info, available,
                     usage, judge_llm)
 

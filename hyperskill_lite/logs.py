@@ -21,7 +21,7 @@ default applies (WARNING and above on stderr), so a notebook sees warnings only.
 ...     "episode 0 success=True" in path.read_text()
 True
 
-Not here: what is logged (each module logs its own), the progress bar (runner.py).
+Not here: what is logged (each module logs its own), the progress bar (runner/loop.py).
 """
 
 from __future__ import annotations

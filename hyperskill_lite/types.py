@@ -5,8 +5,8 @@ Nothing here computes; it only names what flows between the parts. The runner se
 only `MemorySystem`, `Executor` and a judge, so the same loop drives HyperSkill, its
 ablations, the baselines, SkillWorld and a live model. The records the memory itself
 takes and returns (`Skill`, `ContextItem`, `MaintenanceReport`) are defined in
-`core/records.py`, so that `core/` imports nothing else of the package, and re-exported
-here.
+`core/records.py`, so that `core/` imports nothing else of the package; import them from
+there (or from `hyperskill_lite`).
 
 May import: `core/`. Not here: the memory itself (core/memory.py), model clients
 (llm/client.py), worlds (world/).
@@ -23,9 +23,7 @@ from hyperskill_lite.core.records import (
     ContextItem,
     Fragment,
     MaintenanceReport,
-    Polarity,
     Skill,
-    skill_text,
 )
 
 if TYPE_CHECKING:  # annotations only: the protocols below check attribute names
@@ -45,20 +43,14 @@ __all__ = [
     "UsageTotals",
     "UsesModel",
     "usage_totals_of",
-    "Polarity",
     "Task",
-    "Skill",
-    "Fragment",
     "Extraction",
     "Episode",
-    "ContextItem",
     "MemoryContext",
-    "MaintenanceReport",
     "MemorySystem",
     "MemoryLLM",
     "Executor",
     "Judge",
-    "skill_text",
 ]
 
 @dataclass
@@ -225,7 +217,7 @@ class ExcludesOwnTask(Protocol):
 
 @runtime_checkable
 class UsageTotals(Protocol):
-    """Cumulative model usage counters (``{"calls", "prompt_tokens", ...}``; agent/usage.py's
+    """Cumulative model usage counters (``{"calls", "prompt_tokens", ...}``; llm/usage.py's
     `Usage`)."""
 
     def totals(self) -> dict[str, int]: ...
@@ -289,7 +281,7 @@ class ThreadSafe(Protocol):
 class KeepsHypergraph(Protocol):
     """A runner capability: the memory system keeps a hypergraph memory in `memory`
     (core/memory.py's `HypergraphMemory`, with its `encoder` and `config`): HyperSkill and
-    its variants (methods/hyperskill.py). runner/identity.py records its encoder and
+    its variants (methods/hyperskill/). runner/identity.py records its encoder and
     configuration beside a saved state."""
 
     memory: HypergraphMemory

@@ -137,7 +137,7 @@ WORKED_CONFIG = _worked_config()
 
 
 def worked_skill(key: str, **meta):
-    from hyperskill_lite.types import Skill
+    from hyperskill_lite.core.records import Skill
 
     name, content, polarity = SKILLS[key]
     return Skill(name, content, polarity, meta=dict(meta))

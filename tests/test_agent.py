@@ -6,21 +6,19 @@ import json
 
 import pytest
 
+from hyperskill_lite.agent.actions import parse_final_answer
 from hyperskill_lite.agent.framing import frame
-from hyperskill_lite.agent.loop import AgentExecutor, parse_final_answer
+from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import LocalCorpus, PythonSandbox, Toolbox
 from hyperskill_lite.bench.judges import self_judge_verdict
+from hyperskill_lite.core.records import ContextItem
+from hyperskill_lite.errors import LLMError
 from hyperskill_lite.llm.cassette import Cassette
-from hyperskill_lite.llm.client import LLMError, PromptedLLM
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    error,
-    prompt_aware_responder,
-    text,
-    tool_call,
-)
-from hyperskill_lite.types import ContextItem, MemoryContext, Task
+from hyperskill_lite.testing.scripted_replies import error, prompt_aware_responder, text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
+from hyperskill_lite.types import MemoryContext, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"
 TASK = Task(id="t1", question="What is 6 times 7?")

@@ -17,35 +17,53 @@ from hyperskill_lite.baselines.awm import AgentWorkflowMemory
 from hyperskill_lite.baselines.base import render_context, union_meta
 from hyperskill_lite.baselines.cheatsheet import RetrievalSynthesisCheatsheet
 from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
+from hyperskill_lite.baselines.dilu import _check_reflection
+from hyperskill_lite.baselines.expel import InsightOp, check_insight_ops
 from hyperskill_lite.baselines.generative import GenerativeMemory, best_case
 from hyperskill_lite.baselines.generative_agents import GenerativeAgents, retrieval_scores
 from hyperskill_lite.baselines.memevolve import (
     COLD_START,
+    LIGHTWEIGHT_SHORTTERM,
     LightweightLongTerm,
     LightweightMemory,
     prune_order,
 )
-from hyperskill_lite.baselines.ops import (
-    InsightOp,
-    MemoryNote,
-    PromptedBaselineOps,
-    baseline_ops,
-    check_insight_ops,
-    check_notes,
-)
+from hyperskill_lite.baselines.ops import MemoryNote, check_notes
+from hyperskill_lite.baselines.plugmem import _check_guidance, _check_knowledge
 from hyperskill_lite.baselines.prompts import scripted_reply
+from hyperskill_lite.baselines.reasoningbank import ReasoningBankOps
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.llm.client import LLMResponseError, PromptedLLM
-from hyperskill_lite.methods import BASELINES, DESCRIPTIONS, VARIANTS, make_method
-from hyperskill_lite.runner import run_episodes, shuffled
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, MemorySystem
+from hyperskill_lite.core.records import ContextItem
+from hyperskill_lite.errors import LLMResponseError
+from hyperskill_lite.llm.client import PromptedLLM
+from hyperskill_lite.methods import BASELINES, DESCRIPTIONS, VARIANTS, make_method, registered
+from hyperskill_lite.protocol import shuffled
+from hyperskill_lite.runner import run_episodes
+from hyperskill_lite.testing.scripted_replies import text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
+from hyperskill_lite.types import Episode, MemoryContext, MemorySystem
 from hyperskill_lite.world import SimExecutor, SimLLM, latent_of, make_tasks
 
 ENC = HashingEncoder(dim=128, seed=0)
 ALL = BASELINES + VARIANTS  # every baseline test runs on the variants too
 WITHIN_TASK_ONLY = {"memevolve"}  # as shipped it shows nothing at the start of a task
+
+
+class _SimOps:
+    def __init__(self, llm: SimLLM) -> None:
+        self._llm = llm
+        self._ops = {op.name: op for s in registered() for op in s.model_operations}
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self._llm.simulate(self._ops[name], *args, **kwargs)
+
+
+def sim_ops(llm: SimLLM) -> _SimOps:
+    """Every baseline's operations inside SkillWorld over `llm`: each one's declared
+    simulated implementation, run by ``llm.simulate`` (as a baseline built over it runs
+    them)."""
+    return _SimOps(llm)
 
 
 def world(profile: str = "gaia", n: int = 12, seed: int = 1):
@@ -336,7 +354,7 @@ def test_a_model_without_the_operation_is_a_clear_error():
     with pytest.raises(TypeError, match="needs the model operation 'insight_ops'"):
         system.end(tasks[0], ex.run(tasks[0], MemoryContext()))
     other = make_method("reasoningbank", PromptedLLM("http://127.0.0.1:9/v1", "m", "k"), ENC)
-    system = type(system)(other.ops, ENC)  # ExpeL over another baseline's prompted operations
+    system = type(system)(other.llm, ENC)  # ExpeL over another baseline's prompted operations
     with pytest.raises(TypeError, match="'insight_ops', which ReasoningBankOps does not"):
         system.end(tasks[0], ex.run(tasks[0], MemoryContext()))
     with pytest.raises(ValueError, match="retrieval count k must be >= 1"):
@@ -381,7 +399,7 @@ def test_reasoningbank_stores_what_it_extracts_under_the_task_key():
         system.end(t, ep)
         row = system.bank.rows()[-1]
         assert system.bank.keys[row] == t.text
-        expected = [n.to_dict() for n in llm.reasoning_items(t, ep)]
+        expected = [n.to_dict() for n in sim_ops(llm).reasoning_items(t, ep)]
         assert system.bank.payloads[row]["items"] == expected
     ctx = system.begin(tasks[1])  # the task's own entry is the nearest key
     items = system.bank.payloads[system.bank.rows()[1]]["items"]
@@ -395,12 +413,12 @@ def test_each_provider_stores_what_its_operation_returned():
     ts, es = first_outcome(tasks, ex, success=True)
     expel = make_method("expel", llm, ENC)
     expel.end(ts, es)
-    added = [o.note.text for o in llm.insight_ops([], ts, es, None) if o.op == "ADD"]
+    added = [o.note.text for o in sim_ops(llm).insight_ops([], ts, es, None) if o.op == "ADD"]
     assert [expel.rules.keys[r] for r in expel.rules.rows()] == added
     memp = make_method("memp", llm, ENC)
     memp.end(ts, es)
-    assert memp.procedures.payloads[0]["note"] == llm.build_procedure(ts, es).to_dict()
-    got = llm.strategic_operational(ts, es)
+    assert memp.procedures.payloads[0]["note"] == sim_ops(llm).build_procedure(ts, es).to_dict()
+    got = sim_ops(llm).strategic_operational(ts, es)
     want = [(tier, n.content) for tier in ("strategic", "operational") for n in got[tier]]
     seeds = [(tier, text) for tier, texts in COLD_START.items() for text in texts]
     for name, before in (("memevolve-longterm", []), ("memevolve", seeds)):
@@ -412,10 +430,10 @@ def test_each_provider_stores_what_its_operation_returned():
     gen = make_method("generative-agents", llm, ENC)
     gen.end(ts, es)
     assert gen.stream.keys[0] == f"Task: {ts.text}\nOutcome: success\n{es.trajectory}"
-    assert gen.stream.payloads[0]["note"]["meta"] == llm.trajectory_meta(ts, es)
+    assert gen.stream.payloads[0]["note"]["meta"] == sim_ops(llm).trajectory_meta(ts, es)
     pm = make_method("plugmem", llm, ENC)
     pm.end(ts, es)
-    ku = llm.structure_knowledge(ts, es)
+    ku = sim_ops(llm).structure_knowledge(ts, es)
     assert {n.text for _, n in ku.prescriptions + ku.propositions} == set(pm.knowledge.keys)
 
 
@@ -472,7 +490,7 @@ def test_awm_induces_from_successes_only_and_can_show_all():
     system.end(t, ep)
     system.end(t, ep)  # the same workflow again is not added twice
     assert len(system.workflows) == 1 and system.llm_calls == 2
-    note = llm.induce_workflows(t, ep)[0]
+    note = sim_ops(llm).induce_workflows(t, ep)[0]
     assert system.workflows.keys[0] == f"{note.title}: {note.description}"
     every = AgentWorkflowMemory(llm, ENC, k=None)
     loop(every, tasks, ex)
@@ -516,7 +534,7 @@ def test_voyager_keys_skills_by_description_and_replaces_same_name():
     t, ep = first_outcome(tasks, ex, success=True)
     system.end(t, ep)
     system.end(t, ep)
-    note = llm.describe_program(t, ep)
+    note = sim_ops(llm).describe_program(t, ep)
     assert len(system.library) == 1 and system.library.payloads[0]["version"] == 2
     assert system.library.keys[0] == note.description
     assert system.begin(t).items[0].text.startswith(note.title)
@@ -529,7 +547,7 @@ def test_dilu_stores_corrected_failures_and_raw_successes():
     ts, es = first_outcome(tasks, ex, success=True)
     system.end(tf, ef)
     system.end(ts, es)
-    fix = llm.reflect_decision(tf, ef)
+    fix = sim_ops(llm).reflect_decision(tf, ef)
     assert system.experiences.payloads[0]["record"].endswith(f"Corrected reasoning: {fix.content}")
     assert system.experiences.payloads[1]["record"] == es.trajectory
     assert latent_of(system.experiences.payloads[1]["meta"])["strategies"]
@@ -551,7 +569,7 @@ def test_generative_stores_successes_by_task_and_shows_the_best_scored_of_three(
     assert system.llm_calls - calls == 3 == ctx.llm_calls  # one score per candidate
     top = system.cases.topk(ENC.encode([t.text])[0], 3)
     notes = [MemoryNote.from_dict(system.cases.payloads[r]["note"]) for r, _ in top]
-    scores = [llm.rate_relevance(n, t) for n in notes]
+    scores = [sim_ops(llm).rate_relevance(n, t) for n in notes]
     want = top[best_case(scores, [s for _, s in top])][0]
     assert len(ctx.items) == 1 and ctx.retrieved == [f"c{want}"]
     every = GenerativeMemory(llm, ENC, keep="all")  # EvolveLab keeps every trajectory
@@ -571,7 +589,7 @@ def test_generative_relevance_follows_the_tasks_archetypes():
         i for i in lib.of_kind("strategy") if not set(archs) & set(lib.latents[i].affects)
     )
     other = latent_of_note(llm, other_id)
-    assert llm.rate_relevance(own, t) > llm.rate_relevance(other, t)
+    assert sim_ops(llm).rate_relevance(own, t) > sim_ops(llm).rate_relevance(other, t)
 
 
 def latent_of_note(llm, latent_id):
@@ -606,8 +624,8 @@ def test_cheatsheet_cu_curator_reads_the_outcome_as_the_self_judge_would():
     flipped = SimLLM(llm.params.replace(self_judge_flip=1.0), seed=1)
     honest = SimLLM(llm.params.replace(self_judge_flip=0.0), seed=1)
     t, ep = first_outcome(tasks, ex, success=True)
-    believed_fail = flipped.curate_cheatsheet([], t, ep)
-    believed_win = honest.curate_cheatsheet([], t, ep)
+    believed_fail = sim_ops(flipped).curate_cheatsheet([], t, ep)
+    believed_win = sim_ops(honest).curate_cheatsheet([], t, ep)
     assert all(n.polarity == "failure" for n in believed_fail if not latent_of(n.meta)["spurious"])
     assert all(n.polarity == "success" for n in believed_win)
 
@@ -696,13 +714,13 @@ def test_memevolve_as_shipped_notes_facts_within_a_task_every_five_steps():
 def test_memevolve_notes_reach_the_live_agent_in_later_steps():
     from hyperskill_lite.agent.loop import AgentExecutor
     from hyperskill_lite.agent.tools import Toolbox
-    from hyperskill_lite.testing.scripted_server import tool_call
+    from hyperskill_lite.testing.scripted_replies import tool_call
 
     tasks, _, _ = world(n=1)
 
     def responder(request):
         last = request["messages"][-1]["content"] or ""
-        if last.startswith(bp.LIGHTWEIGHT_SHORTTERM.splitlines()[0]):
+        if last.startswith(LIGHTWEIGHT_SHORTTERM.splitlines()[0]):
             return text(json.dumps({"key_facts": ["The archive lists 12,400 people in 1990."]}))
         n = sum(1 for m in request["messages"] if m["role"] == "tool")
         if n < 2:
@@ -735,7 +753,7 @@ def test_plugmem_links_knowledge_under_shared_nodes_and_distils_guidance():
     notes = [
         MemoryNote.from_dict(system.knowledge.payloads[int(r[1:])]["note"]) for r in ctx.retrieved
     ]
-    assert ctx.items[0].meta == llm.distill_guidance(t, notes).meta
+    assert ctx.items[0].meta == sim_ops(llm).distill_guidance(t, notes).meta
     # a node seen again is the same node: the same intent text maps to its own row
     text = system.intents.keys[0]
     assert system._node(system.intents, text) == 0
@@ -746,20 +764,20 @@ def test_sim_operations_follow_the_outcome_and_carry_the_metadata_shape():
     tasks, llm, ex = world(n=10)
     ts, es = first_outcome(tasks, ex, success=True)
     tf, ef = first_outcome(tasks, ex, success=False)
-    for note in llm.reasoning_items(ts, es):
+    for note in sim_ops(llm).reasoning_items(ts, es):
         lat = latent_of(note.meta)
         assert lat["strategies"] or lat["spurious"]
         assert not lat["errors"] and note.polarity == "success"
-    for note in llm.reasoning_items(tf, ef):
+    for note in sim_ops(llm).reasoning_items(tf, ef):
         assert not latent_of(note.meta)["strategies"] and note.polarity == "failure"
-    assert latent_of(llm.trajectory_meta(tf, ef))["errors"] == [ef.meta["skillworld"]["error"]]
-    assert llm.reasoning_items(ts, es) == SimLLM(seed=1).reasoning_items(ts, es)
-    assert llm.induce_workflows(tf, ef) == []
+    assert latent_of(sim_ops(llm).trajectory_meta(tf, ef))["errors"] == [ef.meta["skillworld"]["error"]]
+    assert sim_ops(llm).reasoning_items(ts, es) == sim_ops(SimLLM(seed=1)).reasoning_items(ts, es)
+    assert sim_ops(llm).induce_workflows(tf, ef) == []
     with pytest.raises(ValueError, match="only verified successful programs"):
-        llm.describe_program(tf, ef)
+        sim_ops(llm).describe_program(tf, ef)
     with pytest.raises(ValueError, match="reflects on failed decisions"):
-        llm.reflect_decision(ts, es)
-    for note in llm.strategic_operational(ts, es)["strategic"]:
+        sim_ops(llm).reflect_decision(ts, es)
+    for note in sim_ops(llm).strategic_operational(ts, es)["strategic"]:
         assert set(note.meta["skillworld"]) == {
             "strategies",
             "errors",
@@ -780,9 +798,9 @@ def test_sim_distill_keeps_only_knowledge_that_concerns_the_task():
     )
     other = llm.phrase(other_id, llm.rng("y"))
     notes = [MemoryNote(s.name, s.content, meta=s.meta) for s in (own, other)]
-    g = llm.distill_guidance(t, notes)
+    g = sim_ops(llm).distill_guidance(t, notes)
     assert latent_of(g.meta)["strategies"] == [lib.archetypes[archs[0]].strategy]
-    assert llm.distill_guidance(t, notes[1:]) is None
+    assert sim_ops(llm).distill_guidance(t, notes[1:]) is None
 
 
 # --------------------------------------------------------------------------- prompted path
@@ -808,8 +826,7 @@ def test_every_baseline_runs_live_against_the_scripted_server():
             assert all(i.meta == {} for i in later.items)  # live notes carry no hidden meta
         assert not srv.errors
         heads = {r["messages"][-1]["content"].splitlines()[0] for r in srv.requests}
-    templates = [getattr(bp, n) for n in bp.__all__ if isinstance(getattr(bp, n), str)]
-    assert heads == {t.splitlines()[0] for t in templates}  # every baseline prompt was sent
+    assert heads == {t.splitlines()[0] for t in bp.templates()}  # every baseline prompt was sent
 
 
 def test_prompted_operation_rejects_an_unusable_reply_after_one_reask():
@@ -818,8 +835,8 @@ def test_prompted_operation_rejects_an_unusable_reply_after_one_reask():
     ep = Episode(t.id, True, 3, trajectory="Step 1: searched.")
     with ScriptedServer([text('{"memory_items": []}'), text("no json")]) as srv:
         llm = PromptedLLM(srv.base_url, "m", "k", retry_base_delay=0.001)
-        ops = baseline_ops(llm)
-        assert isinstance(ops, PromptedBaselineOps)
+        ops = make_method("reasoningbank", llm, ENC).llm
+        assert isinstance(ops, ReasoningBankOps) and ops.llm is llm
         with pytest.raises(LLMResponseError, match="reasoningbank"):
             ops.reasoning_items(t, ep)
         assert len(srv.requests) == 2
@@ -871,11 +888,11 @@ def test_reply_checks_return_a_value_or_a_value_error_on_any_json():
     checks = [
         lambda o: L.check_notes(o, ("memory_items", "items")),
         lambda o: L.check_notes(o, ("entries",), min_items=0),
-        lambda o: L.check_insight_ops(o, 3),
+        lambda o: check_insight_ops(o, 3),
         L.check_importance,
-        L._check_reflection,
-        lambda o: L._check_knowledge(o, False),
-        L._check_guidance,
+        _check_reflection,
+        lambda o: _check_knowledge(o, False),
+        _check_guidance,
         lambda o: L._need_description(L.check_notes(o, ("skills",), max_items=1)[0]),
         lambda o: L._dict_of_lists(o, ("strategic", "operational"), 2),
     ]

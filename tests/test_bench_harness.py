@@ -23,10 +23,11 @@ from synthetic import LookupEncoder, make_workload, vocab_size  # noqa: E402
 
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.io import save_memory  # noqa: E402
-from hyperskill_lite.core.maintenance import TemplateMerger, merge, prune  # noqa: E402
+from hyperskill_lite.core.maintenance import merge, prune  # noqa: E402
 from hyperskill_lite.core.memory import HypergraphMemory  # noqa: E402
+from hyperskill_lite.core.records import Skill  # noqa: E402
 from hyperskill_lite.core.retrieval import Retrieval, retrieve  # noqa: E402
-from hyperskill_lite.types import Skill  # noqa: E402
+from hyperskill_lite.core.template_merger import TemplateMerger  # noqa: E402
 
 # the worked example of tests/conftest.py, numbers as in tests/test_retrieval.py
 WORKED_CONTEXT = """## Past Experience

@@ -26,7 +26,8 @@ from hyperskill_lite.bench import (
 )
 from hyperskill_lite.cli import main
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.types import Episode, Task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"

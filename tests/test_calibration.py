@@ -20,7 +20,8 @@ import pytest
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name, minilm_available
 from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import read_records, run_episodes, shuffled
+from hyperskill_lite.protocol import shuffled
+from hyperskill_lite.runner import read_records, run_episodes
 from hyperskill_lite.types import Episode
 from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
 from hyperskill_lite.world.calibration import (

@@ -8,11 +8,14 @@ import json
 import pytest
 
 from hyperskill_lite.bench.judges import self_judge_verdict
-from hyperskill_lite.llm.cassette import Cassette, CassetteMiss, env_secrets, request_key
-from hyperskill_lite.llm.client import LLMConnectionError, PromptedLLM
+from hyperskill_lite.core.records import Skill
+from hyperskill_lite.errors import CassetteMiss, LLMConnectionError
+from hyperskill_lite.llm.cassette import Cassette, env_secrets, request_key
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
-from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
-from hyperskill_lite.types import Episode, Skill, Task
+from hyperskill_lite.testing.scripted_replies import error, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
+from hyperskill_lite.types import Episode, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"
 TASK = Task(id="t1", question="Which year was the registry founded?")

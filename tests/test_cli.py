@@ -11,7 +11,8 @@ import pytest
 
 from hyperskill_lite.cli import main
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTINEL = "sk-test-SENTINEL-123456789012345678"

@@ -43,6 +43,7 @@ BAD = [
     (["run", "--tasks", "{tasks}", "--model", "m", "--record", "{tmp}/a", "--replay", "{tmp}/b",
       "--out", "{tmp}/r"], "--record and --replay are exclusive"),
     (["run"], "the following arguments are required: --out"),
+    (["check"], "check needs a model name: --model NAME (or set HYPERSKILL_MODEL)"),
     (["compare", "--methods", "hyperskill", "nope"], "unknown method 'nope'"),
     (["compare", "--episodes", "0"], "--episodes: must be an integer >= 1, got 0"),
     (["compare", "--seeds", "0"], "--seeds: must be an integer >= 1, got 0"),

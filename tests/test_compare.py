@@ -9,7 +9,8 @@ import zlib
 import numpy as np
 import pytest
 
-from hyperskill_lite.compare import DEFAULT_METHODS, aggregate, compare, format_table, retention
+from hyperskill_lite.compare import DEFAULT_METHODS, compare
+from hyperskill_lite.compare_tables import aggregate, format_table, retention
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import BASELINES
 from hyperskill_lite.runner import read_records
@@ -181,7 +182,7 @@ def test_the_paired_table_is_the_bootstrap_of_the_records(tmp_path):
     paired by (seed, order) cell and task, each pair drawn from its own generator seeded
     by (stats_seed, crc32 of the reference, crc32 of the method): an interval does not
     depend on which other methods were compared."""
-    from hyperskill_lite.compare import paired_table
+    from hyperskill_lite.compare_tables import paired_table
     from hyperskill_lite.stats import outcome_map, pair_rng, paired_differences
 
     table, rows = compare("xbench", 30, 2, methods=["hyperskill", "flat"], encoder=ENC,

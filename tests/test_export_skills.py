@@ -18,7 +18,8 @@ from hyperskill_lite.serve.agent_skills import (  # noqa: E402
     export_skills,
     skill_folder_name,
 )
-from hyperskill_lite.serve.shared import LearnItem, SharedMemory  # noqa: E402
+from hyperskill_lite.serve.records import LearnItem  # noqa: E402
+from hyperskill_lite.serve.shared import SharedMemory  # noqa: E402
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

@@ -29,9 +29,10 @@ from hyperskill_lite.core.io import (
     to_state,
     write_hif,
 )
-from hyperskill_lite.core.maintenance import TemplateMerger, maintain
+from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.records import Skill
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 ID = {"type": ["string", "integer"]}
 RECORD = {"type": "object", "additionalProperties": False}

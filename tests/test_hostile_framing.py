@@ -24,12 +24,8 @@ from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    prompt_aware_responder,
-    text,
-    tool_call,
-)
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.testing.testweb_hostile import HostileWeb
 from hyperskill_lite.types import MemoryContext, Task
 

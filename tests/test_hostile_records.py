@@ -10,12 +10,8 @@ import pytest
 
 from hyperskill_lite.agent.tools.settings import LIMIT_FIELDS, ToolSettings
 from hyperskill_lite.cli import main
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    prompt_aware_responder,
-    text,
-    tool_call,
-)
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 
 @pytest.fixture()

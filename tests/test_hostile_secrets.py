@@ -18,12 +18,8 @@ import os
 
 from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.cli import main
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    prompt_aware_responder,
-    text,
-    tool_call,
-)
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 SSH_KEY = "SSH-KEY-SECRET-d41f"
 DOTENV = "DOTENV-SECRET-77b2"

@@ -16,7 +16,8 @@ import pytest
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import Toolbox, reader_lines, reader_report
 from hyperskill_lite.llm.client import PromptedLLM
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
+from hyperskill_lite.testing.scripted_replies import text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.types import MemoryContext, Task
 
 

@@ -23,9 +23,9 @@ from hyperskill_lite.core.io import (
     verify_memory,
 )
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
-from hyperskill_lite.types import Skill
 
 
 def evolved(worked):
@@ -294,9 +294,10 @@ def test_mmap_load_equals_a_bulk_load_and_grows(worked, tmp_path):
     save_memory(mem, tmp_path / "m")
     mapped = load_memory(tmp_path / "m", encoder=mem.encoder, mmap=True)
     assert_same(mem, mapped)
-    assert isinstance(mapped._edg.emb, np.memmap)
+    assert isinstance(mapped.columns("hyperedge").emb, np.memmap)
     mapped.add_trajectory("T9", ["find page"], [], "L9", True, 2)  # first append copies
-    assert not isinstance(mapped._edg.emb, np.memmap) and mapped.edge_ids()[-1] == "e7"
+    assert not isinstance(mapped.columns("hyperedge").emb, np.memmap)
+    assert mapped.edge_ids()[-1] == "e7"
     assert verify_memory(tmp_path / "m")["version"] == VERSION
 
 
@@ -323,7 +324,8 @@ def test_the_version_2_checksum_matches_a_plain_word_sum(tmp_path):
     """wordsum_checksum (version 2's) sums words in blocks for speed; it must equal the
     plain definition (even and odd 8-byte words summed mod 2**64, the tail, the length)
     at every size around a block boundary."""
-    from hyperskill_lite.core.io import _BLOCK, wordsum_checksum
+    from hyperskill_lite.core.io import wordsum_checksum
+    from hyperskill_lite.core.io.layout import _BLOCK
 
     rng = np.random.default_rng(0)
     for n in (0, 7, 16, 17, 8 * _BLOCK - 8, 8 * _BLOCK, 8 * _BLOCK + 24, 16 * _BLOCK + 5):

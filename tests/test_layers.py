@@ -14,8 +14,13 @@ cycle or a forbidden import added to the real package is known to fail these tes
 from __future__ import annotations
 
 import ast
+import importlib
+import json
 import os
+import re
 import sys
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -43,7 +48,7 @@ ALLOWED: dict[str, set[str]] = {
             "runner", "compare", "sweep", "launch", "logs", "protocol", "serve", "studio", "_startup"},
     "serve": {"core", "types", "agent", "runner", "methods"},  # HyperSkill's prompted operations
     "sweep": {"core", "types", "agent", "methods", "runner", "launch", "logs", "plots",
-              "protocol", "stats"},
+              "protocol", "stats", "world", "bench"},  # spec.py: profiles, phrasings, judges
     "logs": set(),
     "protocol": {"core", "types"},
     "stats": set(),
@@ -236,6 +241,497 @@ def unmarked_lazy_imports(root: Path, package: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------
+# one home per name
+# ---------------------------------------------------------------------------------------
+
+MOVED_TABLE = "_MOVED"
+"""A module keeps a moved name importable only through a dict literal of this name
+(name -> the dotted module that defines it now) read by its ``__getattr__``, which warns
+with a DeprecationWarning; nothing in the repository imports through it."""
+
+
+@dataclass
+class Bindings:
+    """What a module binds at its top level, read from its source."""
+
+    package: bool
+    defined: set[str] = field(default_factory=set)
+    """Bound by a def, class or assignment (or served by ``__getattr__`` and in `__all__`)."""
+    imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Alias -> (absolute module, imported name; None for ``import module``)."""
+    star: list[str] = field(default_factory=list)
+    """Modules of ``from m import *``."""
+    all: list[str] | None = None
+    moved: dict[str, str] = field(default_factory=dict)
+    """`MOVED_TABLE`: names kept importable with a DeprecationWarning -> their home."""
+
+
+def _top_statements(body: list[ast.stmt]):
+    """The statements of a module's top level, inside if / try / with / for blocks too."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If | ast.Try | ast.With | ast.For):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                yield from _top_statements(block)
+            for handler in getattr(node, "handlers", []):
+                yield from _top_statements(handler.body)
+
+
+def _literal_strings(node: ast.AST | None) -> list[str] | None:
+    if isinstance(node, ast.List | ast.Tuple):
+        out = [e.value for e in node.elts if isinstance(e, ast.Constant)
+               and isinstance(e.value, str)]
+        return out if len(out) == len(node.elts) else None
+    return None
+
+
+def bindings_of(tree: ast.Module, module: str, package: bool) -> Bindings:
+    b = Bindings(package)
+    getattr_served = False
+    for node in _top_statements(tree.body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            b.defined.add(node.name)
+            getattr_served |= node.name == "__getattr__"
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.With):
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [i.optional_vars for i in node.items if i.optional_vars]
+                       if isinstance(node, ast.With) else [node.target])
+            for t in targets:
+                b.defined.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                names = [t.id for t in (node.targets if isinstance(node, ast.Assign)
+                                        else [node.target]) if isinstance(t, ast.Name)]
+                if "__all__" in names:
+                    b.all = _literal_strings(node.value)
+                if MOVED_TABLE in names and isinstance(node.value, ast.Dict):
+                    b.moved = {k.value: v.value for k, v in zip(node.value.keys, node.value.values)
+                               if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+        elif isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module, package)
+            for a in node.names:
+                if a.name == "*":
+                    b.star.append(src)
+                else:
+                    b.imported[a.asname or a.name] = (src, a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    b.imported[a.asname] = (a.name, None)
+                else:
+                    top = a.name.split(".")[0]
+                    b.imported[top] = (top, None)
+    if getattr_served and b.all:  # names `__getattr__` derives when read (methods/)
+        b.defined.update(n for n in b.all if n not in b.imported and n not in b.moved)
+    return b
+
+
+def package_bindings(root: Path, package: str) -> dict[str, Bindings]:
+    """Dotted module -> its `Bindings`, for every module of the package."""
+    out = {}
+    for mod, path in modules(root, package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        out[mod] = bindings_of(tree, mod, path.name == "__init__.py")
+    return out
+
+
+def home_of(mods: dict[str, Bindings], module: str, name: str, _depth: int = 0) -> str | None:
+    """Where `name`, read from `module`, is defined: a module of the package (the
+    submodule itself for a submodule), "moved:<home>" for a name kept by `MOVED_TABLE`,
+    "external:<module>" for a name the module imported from outside the package, None
+    when the source does not bind it."""
+    if _depth > 50 or module not in mods:
+        return None
+    if f"{module}.{name}" in mods:
+        return f"{module}.{name}"
+    b = mods[module]
+    if name in b.defined:
+        return module
+    if name in b.imported:
+        src, orig = b.imported[name]
+        if orig is None:
+            return src if src in mods else f"external:{src}"
+        if src not in mods:
+            return f"external:{src}"
+        return home_of(mods, src, orig, _depth + 1)
+    if name in b.moved:
+        return f"moved:{b.moved[name]}"
+    for src in b.star:
+        sb = mods.get(src)
+        if sb is not None and (sb.all is None or name in sb.all):
+            found = home_of(mods, src, name, _depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _code_of_notebook(path: Path) -> str:
+    """A notebook's code cells as one script (IPython magics and shell lines blanked)."""
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    lines = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        for line in (src if isinstance(src, str) else "".join(src)).splitlines():
+            lines.append("" if line.lstrip().startswith(("%", "!")) else line)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _module_aliases(tree: ast.AST, module: str | None, package: bool,
+                    mods: dict[str, Bindings]) -> dict[str, str]:
+    """Names a file binds to modules of the package (``from a import b`` with a.b a
+    module, ``import a.b as m``, ``import a``), anywhere in the file."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module or "", package)
+            for a in node.names:
+                if f"{src}.{a.name}" in mods:
+                    out[a.asname or a.name] = f"{src}.{a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname and a.name in mods:
+                    out[a.asname] = a.name
+                elif not a.asname and a.name.split(".")[0] in mods:
+                    out[a.name.split(".")[0]] = a.name.split(".")[0]
+    return out
+
+
+def reexport_uses(tree: ast.AST, mods: dict[str, Bindings], where: str,
+                  module: str | None = None, package: bool = False) -> list[str]:
+    """Every use of a name through a module that does not define it, as "where:line:
+    what (its home)". `module` None: a file outside the package, which may also use a
+    name a subpackage's ``__init__`` lists in its ``__all__`` (the public surface);
+    inside the package every import names the name's home."""
+    out = []
+
+    def check(src: str, name: str, line: int, how: str) -> None:
+        if src not in mods:
+            return
+        home = home_of(mods, src, name)
+        if home in (src, f"{src}.{name}"):
+            return
+        if home is None:
+            out.append(f"{where}:{line}: {how}: {src} has no {name}")
+            return
+        if home.startswith("moved:"):
+            out.append(f"{where}:{line}: {how}: moved, import it from {home[6:]} "
+                       f"(or a public __init__ that lists it)")
+            return
+        b = mods[src]
+        if module is None and b.package and b.all is not None and name in b.all:
+            return  # outside the package: the public surface
+        where_to = home[len("external:"):] if home.startswith("external:") else home
+        out.append(f"{where}:{line}: {how}: import it from {where_to}"
+                   + ("" if module is not None else " or a public __init__ that lists it"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            src = _absolute("." * node.level + (node.module or ""), module or "", package)
+            for a in node.names:
+                if a.name != "*":
+                    check(src, a.name, node.lineno, f"from {src} import {a.name}")
+    aliases = _module_aliases(tree, module, package, mods)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain, value = [node.attr], node.value
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id not in aliases:
+            continue
+        target = aliases[value.id]
+        for i, attr in enumerate(chain):  # walk down submodules to the first name
+            if f"{target}.{attr}" in mods and i < len(chain) - 1:
+                target = f"{target}.{attr}"
+                continue
+            if not isinstance(getattr(node, "ctx", None), ast.Store):
+                check(target, attr, node.lineno, f"{value.id}.{'.'.join(chain[:i + 1])}")
+            break
+    return sorted(set(out), key=lambda s: (s.split(":")[0], int(s.split(":")[1]), s))
+
+
+def all_problems(mods: dict[str, Bindings]) -> list[str]:
+    """Names a module's ``__all__`` lists that are not its own: a plain module lists only
+    what it defines, a subpackage's ``__init__`` only what its own modules define (the
+    package's ``__init__`` may list any name of the package)."""
+    out = []
+    for mod, b in sorted(mods.items()):
+        for name in b.all or ():
+            home = home_of(mods, mod, name)
+            if home is None:
+                out.append(f"{mod}.__all__ lists {name!r}, which it does not bind")
+            elif b.package and mod.count(".") and not (home == mod or home.startswith(mod + ".")):
+                out.append(f"{mod}.__all__ lists {name!r} of {home}: a subpackage's public "
+                           f"surface is its own modules' names")
+            elif not b.package and home not in (mod, f"{mod}.{name}"):
+                out.append(f"{mod}.__all__ lists {name!r}, which it only imports from {home}")
+    return out
+
+
+MARKDOWN_PYTHON = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+"""A fenced python block of a Markdown page."""
+
+
+def repository_sources(repo: Path) -> list[tuple[str, ast.Module]]:
+    """(where, tree) of every Python source outside the package that imports it: tests/,
+    tools/, benchmarks/ (files), notebooks/ (the code cells of each notebook), the README
+    and docs/ (each fenced python block of a page, "page.md+line")."""
+    out = []
+    for folder in ("tests", "tools", "benchmarks"):
+        for path in sorted((repo / folder).rglob("*.py")):
+            if "fixtures" in path.parts:
+                continue
+            out.append((path.relative_to(repo).as_posix(),
+                        ast.parse(path.read_text(encoding="utf-8"), filename=str(path))))
+    for path in sorted((repo / "notebooks").glob("*.ipynb")):
+        out.append((path.relative_to(repo).as_posix(), ast.parse(_code_of_notebook(path))))
+    pages = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for m in MARKDOWN_PYTHON.finditer(text):
+            line = text[: m.start()].count("\n") + 2
+            try:
+                tree = ast.parse(m.group(1))
+            except SyntaxError:  # a fragment with "...", not a program
+                continue
+            ast.increment_lineno(tree, line - 1)
+            out.append((page.relative_to(repo).as_posix(), tree))
+    return out
+
+
+def duplicate_constants(root: Path, package: str) -> list[str]:
+    """Constants and rules bound in more than one module: the same set of two or more
+    strings (a tuple, list or set literal: BENCHMARKS, PROFILES, ENCODERS, ...) or the
+    same ``re.compile`` pattern (the encoder's name, a sentence's end), at a module's top
+    level (``__all__`` aside), as "value: module:line NAME, module:line NAME"."""
+    seen: dict[tuple, list[str]] = {}
+    for mod, path in modules(root, package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in _top_statements(tree.body):
+            if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                continue
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if not isinstance(target, ast.Name) or target.id == "__all__":
+                continue
+            value, key = node.value, None
+            if isinstance(value, ast.Tuple | ast.List | ast.Set) and len(value.elts) > 1 \
+                    and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                            for e in value.elts):
+                key = ("strings", tuple(sorted(e.value for e in value.elts)))
+            elif isinstance(value, ast.Call) and ast.unparse(value.func) == "re.compile" \
+                    and value.args and isinstance(value.args[0], ast.Constant):
+                key = ("pattern", value.args[0].value)
+            if key is not None:
+                seen.setdefault(key, []).append(f"{mod}:{node.lineno} {target.id}")
+    return [f"{key[1]!r}: {', '.join(where)}" for key, where in sorted(seen.items())
+            if len({w.split(':')[0] for w in where}) > 1]
+
+
+MEMORY_CLASSES = {"core/memory.py": "HypergraphMemory", "core/edits.py": "MemoryEdits",
+                  "core/reads.py": "MemoryReads"}
+"""Where `HypergraphMemory` and the classes it inherits are defined (their private
+fields and methods are the memory's private ones)."""
+WHITE_BOX_TESTS = {"tests/test_memory.py", "tests/test_io.py"}
+"""The core's own white-box tests: they corrupt or inspect the private store to test
+core's checks (`validate`, the file formats), so they may read it."""
+
+
+def memory_private_names(root: Path) -> set[str]:
+    """The private fields and methods of `HypergraphMemory` (its own and inherited)."""
+    out: set[str] = set()
+    for rel, name in MEMORY_CLASSES.items():
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
+            for n in ast.walk(cls):
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out.add(n.name)
+                elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                        and n.value.id == "self":
+                    out.add(n.attr)
+                elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+                    out.add(n.target.id)
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def private_memory_reads(tree: ast.AST, private: set[str], where: str) -> list[str]:
+    """Every ``x._name`` in a file where ``_name`` is a private name of the memory and
+    ``x`` is not ``self`` / ``cls``, as "where:line: expression"."""
+    return [f"{where}:{n.lineno}: {ast.unparse(n)}" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr in private
+            and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))]
+
+
+LAYOUT = Path(__file__).resolve().parents[1] / "docs" / "guide" / "layout.md"
+"""The guide's map of the package: its "The package" table has one row per area."""
+UNLISTED_AREAS = {"__init__", "__main__", "_startup"}
+"""Areas the layout table does not need a row for (the package's own entry points)."""
+
+
+def layout_rows(page: Path) -> dict[str, tuple[str, str]]:
+    """Area -> (what it holds, may import) of the "The package" table of `page`."""
+    text = page.read_text(encoding="utf-8").split("## The package", 1)[1]
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.fullmatch(r"`([\w]+)(?:/|\.py)`", cells[0]) if len(cells) == 3 else None
+        if m:
+            rows[m.group(1)] = (cells[1], cells[2])
+    return rows
+
+
+def layout_problems(root: Path, package: str, page: Path,
+                    allowed: dict[str, set[str]]) -> list[str]:
+    """Where the layout table differs from the tree: an area without a row or a row
+    without an area; a module of an area (in its folder or one folder down) its row does
+    not name in backticks (by its name, a folder's with a trailing slash); a row's "may
+    import" areas other than the dependency rule's (`ALLOWED`; errors.py and llm/, which
+    many areas may reach, aside)."""
+    rows = layout_rows(page)
+    mods = modules(root, package)
+    areas = {area(m, package) for m in mods} - UNLISTED_AREAS
+    out = [f"no row for {a}" for a in sorted(areas - set(rows))]
+    out += [f"a row for {a}, which is not in the package" for a in sorted(set(rows) - areas)]
+    for mod in sorted(mods):
+        parts = mod.split(".")[1:]
+        if len(parts) < 2 or parts[0] not in rows or parts[-1] in ("__main__",):
+            continue
+        path = mods[mod]
+        is_pkg = path.name == "__init__.py"
+        depth = len(parts) - 1  # below the area's own folder
+        if depth > 2 or (is_pkg and depth > 2):
+            continue
+        name = f"`{parts[-1]}/`" if is_pkg else f"`{parts[-1]}`"
+        if name not in rows[parts[0]][0] and f"`{parts[-1]}.py`" not in rows[parts[0]][0]:
+            out.append(f"{parts[0]}'s row does not name {name} ({path.relative_to(root.parent)})")
+    for a, (_, may) in sorted(rows.items()):
+        if a not in allowed or "everything" in may:
+            continue
+        said = set(re.findall(r"`(\w+)(?:/|\.py)`", may)) - {"errors", "llm"}
+        rule = set(allowed[a]) - {"errors", "llm"}
+        if said != rule:
+            out.append(f"{a}'s row says it may import {sorted(said)}; the rule (ALLOWED) says "
+                       f"{sorted(rule)}")
+    return out
+
+
+FILE_PATH = re.compile(r"(?<![\w/.-])((?:\.{2,3}/)*(?:[\w.-]+/)*[\w-]+\.(?:py|ipynb|md))(?![\w/])")
+"""A source, notebook or page file named in prose: ``core/memory.py``, ``expel.py``,
+``docs/guide/studio.md``, ``../course/grading.md``."""
+NOT_IN_THE_TREE = {
+    # files the toolkit or its user writes: a run's outputs, student copies, the sandbox
+    "SKILL.md", "table.md", "failures.md", "main.py",
+    # files of the source repositories the baselines cite (EvolveLab, ExpeL, AgentSquare,
+    # Generative Agents)
+    "agent/expel.py", "EvolveLab/config.py", "generative_memory_provider.py",
+    "module_pool/memory/MEMORY_GENERATIVE.py", "persona/cognitive_modules/retrieve.py",
+}
+"""Names in prose that are not files of this repository, on purpose (with `OUT/...`,
+``class/...`` and ``Flash-Searcher-main/...`` paths)."""
+NOT_IN_THE_TREE_PREFIXES = ("OUT/", "class/", "Flash-Searcher-main/")
+
+
+def _without_doctests(text: str) -> str:
+    """`text` without its doctest examples (a ``>>>`` line and what follows up to a blank
+    line): example file names there are made up by the example."""
+    out, skipping = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith(">>>"):
+            skipping = True
+        elif not line.strip():
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
+def prose_sources(repo: Path) -> list[tuple[str, Path, str]]:
+    """(where, the folder relative names are read from, text) of every docstring of the
+    package, every guide page and every notebook's markdown."""
+    out = []
+    for path in sorted((repo / PACKAGE).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    where = f"{path.relative_to(repo).as_posix()}:{getattr(node, 'lineno', 1)}"
+                    out.append((where, path.parent, _without_doctests(doc)))
+    for page in sorted((repo / "docs" / "guide").glob("*.md")):
+        out.append((page.relative_to(repo).as_posix(), page.parent, page.read_text(encoding="utf-8")))
+    for nb in sorted((repo / "notebooks").glob("*.ipynb")):
+        for i, cell in enumerate(json.loads(nb.read_text(encoding="utf-8"))["cells"]):
+            if cell.get("cell_type") == "markdown":
+                src = cell.get("source", "")
+                out.append((f"{nb.relative_to(repo).as_posix()} (markdown cell {i})", nb.parent,
+                            src if isinstance(src, str) else "".join(src)))
+    return out
+
+
+def missing_paths(repo: Path, sources: list[tuple[str, Path, str]]) -> list[str]:
+    """Every file named in `sources` that is not in the repository, as "where: path". A
+    name matches a file at its path from the repository's root, from the text's folder,
+    or as the tail of any file's path (``expel.py``, ``core/memory.py``)."""
+    files = [p.relative_to(repo).as_posix() for p in repo.rglob("*")
+             if p.suffix in (".py", ".ipynb", ".md") and not any(
+                 part.startswith(".") or part in ("build", "_build", "node_modules")
+                 for part in p.relative_to(repo).parts)]
+    tails = set(files) | {f.split("/", i)[-1] for f in files for i in range(1, f.count("/") + 1)}
+    out = []
+    for where, folder, text in sources:
+        for m in FILE_PATH.finditer(text):
+            name = m.group(1)
+            if name in NOT_IN_THE_TREE or name.startswith(NOT_IN_THE_TREE_PREFIXES):
+                continue
+            if name.startswith("../"):
+                if (folder / name).resolve().is_file():
+                    continue
+            elif name.lstrip("./") in tails:
+                continue
+            out.append(f"{where}: {name}")
+    return out
+
+
+NAMED_IN_PAGES = re.compile(
+    r"`(?:from (hyperskill_lite(?:\.\w+)*) import ([\w, ]+)|(hyperskill_lite(?:\.\w+)+))")
+"""A name of the package in a page's inline code: ``hyperskill_lite.verify_memory(path)``,
+``from hyperskill_lite.core.io import load_memory``."""
+
+
+def unresolved_names(pages: list[Path], skip: set[str]) -> list[str]:
+    """Every `NAMED_IN_PAGES` name of `pages` that is not importable as written (or is
+    read through a name kept with a DeprecationWarning), as "page: name (why)"; `skip`:
+    names that are not Python paths (entry-point groups)."""
+    out = []
+    for page in pages:
+        for m in NAMED_IN_PAGES.finditer(page.read_text(encoding="utf-8")):
+            if m.group(1):
+                names = [f"{m.group(1)}.{x.strip().split(' as ')[0]}" for x in m.group(2).split(",")]
+            else:
+                names = [m.group(3)]
+            for name in names:
+                if name in skip:
+                    continue
+                parts = name.split(".")
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error", DeprecationWarning)
+                        for i in range(len(parts), 0, -1):
+                            try:
+                                obj = importlib.import_module(".".join(parts[:i]))
+                                break
+                            except ImportError:
+                                continue
+                        for attr in parts[i:]:
+                            obj = getattr(obj, attr)
+                except (AttributeError, DeprecationWarning) as exc:
+                    out.append(f"{page.name}: {name} ({type(exc).__name__})")
+    return out
+
+
+# ---------------------------------------------------------------------------------------
 # the package
 # ---------------------------------------------------------------------------------------
 
@@ -312,6 +808,105 @@ def test_every_module_belongs_to_a_known_area(graph):
 def test_each_subpackage_says_what_it_may_import(sub):
     doc = ast.get_docstring(ast.parse((ROOT / sub / "__init__.py").read_text()))
     assert doc and "May import" in doc, f"{sub}/__init__.py must say what it may import"
+
+
+# ---------------------------------------------------------------------------------------
+# one home per name, on the package
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bindings() -> dict[str, Bindings]:
+    return package_bindings(ROOT, PACKAGE)
+
+
+def test_every_import_in_the_package_names_the_module_that_defines_the_name(bindings):
+    """Inside the package a name is imported from its home, never through a module (or a
+    package's ``__init__``) that re-exports it; a message names the file, the line and the
+    home."""
+    bad = []
+    for mod, path in modules(ROOT, PACKAGE).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        where = path.relative_to(ROOT.parent).as_posix()
+        bad += reexport_uses(tree, bindings, where, mod, path.name == "__init__.py")
+    assert bad == [], "\n".join(bad)
+
+
+def test_tests_tools_notebooks_and_docs_import_from_homes_or_public_inits(bindings):
+    """Outside the package a name is imported from its home or from a package's public
+    surface (``hyperskill_lite`` or a subpackage's ``__init__`` that lists it), never
+    through a plain module that re-exports it, nor through a name kept for old notebooks."""
+    bad = []
+    for where, tree in repository_sources(ROOT.parent):
+        bad += reexport_uses(tree, bindings, where)
+    assert bad == [], "\n".join(bad)
+
+
+def test_each_module_lists_only_its_own_names(bindings):
+    assert all_problems(bindings) == []
+
+
+def test_each_constant_and_rule_has_one_home():
+    """The benchmarks, the SkillWorld profiles and phrasings, the encoders and the rule for
+    an encoder's name, the judges, the sandboxes, GAIA's splits, the model settings, the
+    HyperSkill modes, a sentence's end: each is bound once and imported from there."""
+    assert duplicate_constants(ROOT, PACKAGE) == []
+
+
+def test_nothing_outside_core_reads_a_memorys_private_fields():
+    """studio/, serve/, plots/ and everything outside core/ (the benchmarks, tools,
+    notebooks and tests but the core's own white-box tests) read a memory through its
+    public API (core/reads.py: `columns`, `row_gammas`, `memberships`, `incidence`; the
+    per-id reads on the memory)."""
+    private = memory_private_names(ROOT)
+    assert {"_skl", "_sub", "_edg", "_inc", "_gamma", "_t_min"} <= private
+    bad = []
+    for mod, path in modules(ROOT, PACKAGE).items():
+        if area(mod) != "core":
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            bad += private_memory_reads(tree, private, path.relative_to(ROOT.parent).as_posix())
+    for where, tree in repository_sources(ROOT.parent):
+        if where not in WHITE_BOX_TESTS:
+            bad += private_memory_reads(tree, private, where)
+    assert bad == [], "use the memory's public read API:\n" + "\n".join(bad)
+
+
+def test_the_layout_page_maps_the_tree():
+    """docs/guide/layout.md's package table has a row for every area and names each of
+    its modules (down to one folder below the area's), and says what each area may import
+    as the dependency rule here does."""
+    assert layout_problems(ROOT, PACKAGE, LAYOUT, ALLOWED) == []
+
+
+def test_every_file_a_docstring_a_guide_page_or_a_notebook_names_exists():
+    """A file named in prose (a docstring of the package, a page of docs/guide/, a
+    notebook's markdown) is a file of the repository: a module that moved or became a
+    folder is named as it is now."""
+    assert missing_paths(ROOT.parent, prose_sources(ROOT.parent)) == []
+
+
+def test_every_name_of_the_package_a_page_names_is_importable_as_written():
+    """The README's and the guide's inline code names the package's functions where they
+    are (``hyperskill_lite.verify_memory``, not a path that fails or warns)."""
+    repo = ROOT.parent
+    groups = {"hyperskill_lite.methods", "hyperskill_lite.search"}  # entry-point groups
+    pages = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
+    assert unresolved_names(pages, groups) == []
+
+
+def test_the_names_kept_for_old_notebooks_warn_and_are_their_homes_objects(bindings):
+    """A name kept where the last release's README and notebooks imported it (a module's
+    `MOVED_TABLE`) is read from its home with a DeprecationWarning naming the home."""
+    kept = {(mod, name, home) for mod, b in bindings.items() for name, home in b.moved.items()}
+    assert kept, "no module keeps a moved name"
+    for mod, name, home in sorted(kept):
+        module = importlib.import_module(mod)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            obj = getattr(module, name)
+        assert obj is getattr(importlib.import_module(home), name), (mod, name)
+        assert [w.category for w in caught] == [DeprecationWarning], (mod, name)
+        assert home in str(caught[0].message) or "hyperskill_lite.plots" in str(caught[0].message)
 
 
 # ---------------------------------------------------------------------------------------
@@ -404,3 +999,99 @@ def test_checker_flags_an_unmarked_import_inside_a_function(tmp_path):
     assert unmarked_lazy_imports(root, PACKAGE) == [
         "core/a.py:2: from hyperskill_lite.core import b"]
 
+
+
+
+def test_checker_flags_an_import_through_a_re_export_inside_and_outside(tmp_path):
+    root = _package(tmp_path, {
+        "core/__init__.py": "from hyperskill_lite.core.records import Skill\n__all__ = ['Skill']\n",
+        "core/records.py": "class Skill:\n    pass\n",
+        "types.py": "from hyperskill_lite.core.records import Skill\n__all__ = ['Skill']\n",
+        "runner.py": ("from hyperskill_lite.types import Skill\n"
+                      "from hyperskill_lite.core import Skill as S2\n"
+                      "from hyperskill_lite.core.records import Skill as S3\n"),
+    })
+    mods = package_bindings(root, PACKAGE)
+    runner = ast.parse((root / "runner.py").read_text())
+    assert reexport_uses(runner, mods, "runner.py", f"{PACKAGE}.runner") == [
+        "runner.py:1: from hyperskill_lite.types import Skill: import it from "
+        "hyperskill_lite.core.records",
+        "runner.py:2: from hyperskill_lite.core import Skill: import it from "
+        "hyperskill_lite.core.records"]
+    outside = ast.parse("import hyperskill_lite.types as T\n"
+                        "from hyperskill_lite.core import Skill\nT.Skill\n")
+    assert reexport_uses(outside, mods, "t.py") == [
+        "t.py:3: T.Skill: import it from hyperskill_lite.core.records or a public __init__ "
+        "that lists it"]
+    assert all_problems(mods) == [f"{PACKAGE}.types.__all__ lists 'Skill', which it only "
+                                  f"imports from {PACKAGE}.core.records"]
+
+
+def test_checker_flags_a_moved_name_and_a_subpackage_listing_another_areas_name(tmp_path):
+    root = _package(tmp_path, {
+        "protocol.py": "def shuffled():\n    pass\n",
+        "runner/__init__.py": ("from hyperskill_lite.protocol import shuffled\n"
+                               "__all__ = ['shuffled']\n"),
+        "compare.py": ("_MOVED = {'aggregate': 'hyperskill_lite.tables'}\n"
+                       "def __getattr__(name):\n    pass\n"),
+        "tables.py": "def aggregate():\n    pass\n",
+    })
+    mods = package_bindings(root, PACKAGE)
+    nb = ast.parse("from hyperskill_lite.compare import aggregate\n")
+    assert reexport_uses(nb, mods, "nb.ipynb") == [
+        "nb.ipynb:1: from hyperskill_lite.compare import aggregate: moved, import it from "
+        "hyperskill_lite.tables (or a public __init__ that lists it)"]
+    assert all_problems(mods) == [
+        f"{PACKAGE}.runner.__all__ lists 'shuffled' of {PACKAGE}.protocol: a subpackage's "
+        "public surface is its own modules' names"]
+
+
+
+def test_checker_flags_a_constant_or_a_rule_bound_twice(tmp_path):
+    root = _package(tmp_path, {
+        "launch.py": ("import re\nBENCHMARKS = ('gaia', 'xbench')\n"
+                      "_NAME = re.compile(r'hashing(\\d+)')\n__all__ = ['x', 'y']\n"),
+        "bench.py": "BENCHMARKS = ['xbench', 'gaia']\n__all__ = ['x', 'y']\n",
+        "core.py": "import re\nNAME = re.compile(r'hashing(\\d+)')\nOK = ('gaia',)\n",
+    })
+    assert duplicate_constants(root, PACKAGE) == [
+        f"'hashing(\\\\d+)': {PACKAGE}.core:2 NAME, {PACKAGE}.launch:3 _NAME",
+        f"('gaia', 'xbench'): {PACKAGE}.bench:1 BENCHMARKS, {PACKAGE}.launch:2 BENCHMARKS"]
+
+
+
+def test_checker_flags_a_private_read_of_a_memory(tmp_path):
+    root = _package(tmp_path, {
+        "core/memory.py": ("class HypergraphMemory:\n    def __init__(self):\n"
+                           "        self._skl = None\n    def _gamma(self):\n        pass\n"),
+        "core/edits.py": "class MemoryEdits:\n    pass\n",
+        "core/reads.py": "class MemoryReads:\n    def columns(self):\n        return self._skl\n",
+    })
+    private = memory_private_names(root)
+    assert private == {"_skl", "_gamma"}
+    tree = ast.parse("def f(memory, other):\n    memory._gamma(memory._skl)\n"
+                     "    return other.columns('skill'), self._skl\n")
+    assert private_memory_reads(tree, private, "studio/x.py") == [
+        "studio/x.py:2: memory._gamma", "studio/x.py:2: memory._skl"]
+
+
+
+def test_checker_finds_a_file_named_in_prose_that_is_not_there(tmp_path):
+    (tmp_path / "pkg" / "core").mkdir(parents=True)
+    (tmp_path / "pkg" / "core" / "memory.py").write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("")
+    sources = [("x.py:1", tmp_path / "pkg", "memory.py and core/memory.py, not io.py;\n"
+                                             "runs write OUT/run.md and SKILL.md"),
+               ("d/b.md", tmp_path / "d", "see ../docs/a.md, not ../docs/c.md")]
+    (tmp_path / "d").mkdir()
+    assert missing_paths(tmp_path, sources) == ["x.py:1: io.py", "d/b.md: ../docs/c.md"]
+
+
+def test_checker_flags_a_page_naming_a_missing_or_deprecated_path(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("`hyperskill_lite.load_memory(path)`, `hyperskill_lite.nope()`, "
+                    "`from hyperskill_lite.compare import aggregate`, `hyperskill_lite.search`")
+    assert unresolved_names([page], {"hyperskill_lite.search"}) == [
+        "p.md: hyperskill_lite.nope (AttributeError)",
+        "p.md: hyperskill_lite.compare.aggregate (DeprecationWarning)"]

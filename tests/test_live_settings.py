@@ -18,7 +18,8 @@ from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body, usage_totals
 from hyperskill_lite.runner import read_records
 from hyperskill_lite.sweep import SweepError, parse_sweep
-from hyperskill_lite.testing.scripted_server import Reply, ScriptedServer, prompt_aware_responder
+from hyperskill_lite.testing.scripted_replies import Reply, prompt_aware_responder
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 KEY = "sk-test-SETTINGS-0123456789abcdef"
 JUDGE_KEY = "sk-test-JUDGE-0123456789abcdef"

@@ -10,17 +10,15 @@ import pytest
 
 from hyperskill_lite.bench.judges import self_judge_verdict
 from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.llm.client import (
-    ChatReply,
-    LLMConnectionError,
-    LLMRequestError,
-    LLMResponseError,
-    PromptedLLM,
-    UsageSnapshot,
-)
+from hyperskill_lite.core.records import Skill
+from hyperskill_lite.errors import LLMConnectionError, LLMRequestError, LLMResponseError
+from hyperskill_lite.llm.client import PromptedLLM
+from hyperskill_lite.llm.usage import UsageSnapshot
+from hyperskill_lite.llm.wire import ChatReply
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
-from hyperskill_lite.testing.scripted_server import ScriptedServer, error, raw, slow, text
-from hyperskill_lite.types import Episode, Skill, Task
+from hyperskill_lite.testing.scripted_replies import error, raw, slow, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
+from hyperskill_lite.types import Episode, Task
 
 SENTINEL = "sk-test-SENTINEL-123456789012345678"
 STEPS = [
@@ -134,7 +132,7 @@ def test_merge_uses_the_structure_informed_prompt():
 
 
 def test_merge_prompt_carries_the_shared_trajectory_fragments():
-    from hyperskill_lite.types import Fragment
+    from hyperskill_lite.core.records import Fragment
 
     a = Skill("Alpha Check", "Check alpha.", "success")
     b = Skill("Beta Check", "Check beta.", "success")
@@ -234,7 +232,7 @@ def test_a_429_with_retry_after_is_honoured(header):
 
 
 def test_reasoning_content_is_kept_apart_from_the_answer():
-    from hyperskill_lite.testing.scripted_server import Reply
+    from hyperskill_lite.testing.scripted_replies import Reply
 
     with ScriptedServer([Reply(content=json.dumps(STEPS), reasoning="Let me think: two steps.")]
                         ) as srv:

@@ -15,7 +15,8 @@ import pytest
 from hyperskill_lite.cli import main
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.logs import LOGGER, RUN_LOG, file_level, run_log, setup_logging
-from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder, text
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 KEY = "sk-test-LOGGING-0123456789abcdef"
 

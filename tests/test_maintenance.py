@@ -12,17 +12,12 @@ import pytest
 import scipy.sparse as sp
 
 from hyperskill_lite.core.config import HyperSkillConfig, maintenance_due, maintenance_period
+from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.embed import HashingEncoder
-from hyperskill_lite.core.maintenance import (
-    TemplateMerger,
-    cooccurrence_matrix,
-    maintain,
-    merge_candidates,
-    propagate,
-    prune_selection,
-)
+from hyperskill_lite.core.maintenance import maintain, merge_candidates, prune_selection
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import retrieve
-from hyperskill_lite.types import Skill
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 # ---------------------------------------------------------------------------------------
 # naive references (pure Python / dense numpy)

@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.core.memory import HypergraphMemory, merge_meta
+from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import retrieve
-from hyperskill_lite.types import Skill
 
 # ---------------------------------------------------------------- the worked example
 

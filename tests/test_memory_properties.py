@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import load_memory, save_memory, to_state
-from hyperskill_lite.core.maintenance import TemplateMerger, maintain
+from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import retrieve
-from hyperskill_lite.types import Skill
+from hyperskill_lite.core.template_merger import TemplateMerger
 
 CONFIGS = {
     "paper defaults": HyperSkillConfig(),

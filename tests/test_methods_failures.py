@@ -13,12 +13,8 @@ from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods import make_method
 from hyperskill_lite.runner import run_episodes
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    error,
-    prompt_aware_responder,
-    text,
-)
+from hyperskill_lite.testing.scripted_replies import error, prompt_aware_responder, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.types import Task
 
 TASKS = [Task(f"t{i}", f"What is six times seven, variant {i}?", answer="42") for i in range(4)]

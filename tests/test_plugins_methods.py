@@ -23,9 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from hyperskill_lite.baselines import ExpeL, PromptedBaselineOps
-from hyperskill_lite.baselines.expel import ExpeLOps
-from hyperskill_lite.baselines.ops import OPERATIONS, PromptedOps
+from hyperskill_lite.baselines.expel import ExpeL, ExpeLOps
+from hyperskill_lite.baselines.ops import PromptedOps
 from hyperskill_lite.baselines.reasoningbank import ReasoningBankOps
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.llm.client import PromptedLLM
@@ -39,9 +38,12 @@ from hyperskill_lite.methods import (
     make_method,
     register_method,
     registered,
+    spec_of,
 )
+from hyperskill_lite.methods.operations import SimulatedOps
 from hyperskill_lite.methods.registry import _specs_of
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text
+from hyperskill_lite.testing.scripted_replies import text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.types import Episode, Task
 from hyperskill_lite.world import SimLLM
 
@@ -107,6 +109,16 @@ def test_run_uses_the_plugin_on_skillworld(plugin_site, tmp_path):
     assert len(saved) == 3  # the plugin's own save(), its own simulated operation:
     assert all(s["title"] == " ".join(s["text"].split()[:6]) for s in saved)
     assert "recent-tasks" in out.stdout
+    assert doc["retrieval"] is None  # the plugin does not report its counts
+
+
+def test_a_plugin_that_does_not_say_how_it_takes_k_refuses_it(plugin_site, tmp_path):
+    out = cli(plugin_site, "run", "--method", "recent-tasks", "--k", "5", "--world",
+              "skillworld", "--episodes", "2", "--encoder", "hashing", "--no-progress",
+              "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "--k: method 'recent-tasks' does not take a retrieval count" in out.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_compare_runs_the_plugin_beside_hyperskill(plugin_site, tmp_path):
@@ -196,18 +208,20 @@ def test_an_entry_point_may_give_a_spec_a_callable_or_several():
 
 def test_make_method_gives_each_model_its_operations():
     """Prompted operations over a chat client, simulated ones over SimLLM: each baseline
-    gets its own (defined in its module), whose usage is the client's (what the runner
-    reads); one built directly over the client wraps it with the same class."""
+    builds its own (defined in its module) once, whose usage is the model's (what the
+    runner reads); one built directly over the client builds the same class."""
     llm = PromptedLLM("http://127.0.0.1:9/v1", "m", "k")  # never called here
     live = make_method("reasoningbank", llm, HashingEncoder())
-    assert type(live.ops) is ReasoningBankOps and live.ops.llm is llm
+    assert type(live.llm) is ReasoningBankOps and live.llm.llm is llm
+    assert not hasattr(live, "ops")  # one attribute holds the operations
     direct = ExpeL(llm, HashingEncoder())
-    assert type(direct.ops) is ExpeLOps and direct.ops.llm is llm
-    assert isinstance(direct.ops, PromptedOps)
+    assert type(direct.llm) is ExpeLOps and direct.llm.llm is llm
+    assert isinstance(direct.llm, PromptedOps)
     assert live.llm.usage is llm.usage
     sim = SimLLM(seed=0)
     offline = make_method("reasoningbank", sim, HashingEncoder())
-    assert offline.ops is sim
+    assert isinstance(offline.llm, SimulatedOps) and offline.llm.sim is sim
+    assert offline.llm.usage is sim.usage
     spec = MethodSpec("m", "plugin", "d", lambda ops, e, c: ops,
                       prompted_ops=lambda chat: ("prompted", chat),
                       simulated_ops=lambda s: ("simulated", s))
@@ -215,16 +229,21 @@ def test_make_method_gives_each_model_its_operations():
     assert spec.operations(sim) == ("simulated", sim)
 
 
-def test_prompted_baseline_ops_composes_every_baselines_own_operations():
-    """`PromptedBaselineOps` has every operation and every baseline's reply schema."""
-    assert all(callable(getattr(PromptedBaselineOps, op, None)) for op in OPERATIONS)
+def test_every_baseline_declares_each_operation_once_with_all_its_parts():
+    """Each registered baseline's operations are declared in its own class: every one that
+    calls a model has a prompt, a schema, a canned reply to each prompt and a simulated
+    implementation, and no two baselines declare the same operation name."""
+    owners: dict[str, type] = {}
     for name in BASELINES + VARIANTS:
-        ops = getattr(make_method(name, PromptedLLM("http://127.0.0.1:9/v1", "m", "k"),
-                                  HashingEncoder()), "ops", None)
-        if ops is None:  # No Memory
-            continue
-        assert isinstance(ops, PromptedOps) and issubclass(PromptedBaselineOps, type(ops))
-        assert PromptedBaselineOps.SCHEMAS.items() >= type(ops).SCHEMAS.items()
+        spec = spec_of(name)
+        for op in spec.model_operations:
+            assert op.simulated is not None, op
+            if op.name == "trajectory_meta":
+                assert not op.model_call
+                continue
+            assert op.prompts and op.schemas and len(op.canned_replies()) == len(op.prompts), op
+            assert owners.setdefault(op.name, op.owner) is op.owner, op
+    assert len(owners) == 17
 
 
 def test_the_plugins_prompted_operation_asks_a_real_server(plugin_site, monkeypatch):

@@ -31,11 +31,8 @@ from hyperskill_lite.cli import main
 from hyperskill_lite.cli.options import Parser
 from hyperskill_lite.cli.tool_options import add_arguments, settings_from_args
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    prompt_aware_responder,
-    tool_call,
-)
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.testing.testweb import KEYS, TestWeb
 
 ROOT = Path(__file__).resolve().parents[1]

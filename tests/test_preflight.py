@@ -20,11 +20,8 @@ from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.preflight import PreflightError, preflight, preflight_run
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    error,
-    prompt_aware_responder,
-)
+from hyperskill_lite.testing.scripted_replies import error, prompt_aware_responder
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 
 KEY = "sk-test-PREFLIGHT-0123456789abcdef"
 OTHER = "sk-test-ROTATED-0123456789abcdef"

@@ -10,6 +10,7 @@ import pytest
 from hyperskill_lite.agent import prompts as A
 from hyperskill_lite.bench.judges import judge_prompt
 from hyperskill_lite.llm.replies import extract_json
+from hyperskill_lite.llm.text import clip_middle, fill
 from hyperskill_lite.methods.hyperskill import prompts as P
 from hyperskill_lite.methods.hyperskill.replies import check_extraction, check_merged, check_steps
 
@@ -81,9 +82,9 @@ def test_decomposition_prompt_lists_exactly_the_runs_tools():
 
 def test_fill_is_single_pass_and_keeps_json_braces():
     # a task that itself contains a placeholder name is inserted literally, never re-filled
-    out = P.fill('T: {query} / R: {result} / {"name": "x"}', query="{result}", result="ok")
+    out = fill('T: {query} / R: {result} / {"name": "x"}', query="{result}", result="ok")
     assert out == 'T: {result} / R: ok / {"name": "x"}'
-    assert P.fill("{unknown} {query}", query="q") == "{unknown} q"
+    assert fill("{unknown} {query}", query="q") == "{unknown} q"
 
 
 def test_extraction_prompts_success_and_failure():
@@ -166,6 +167,6 @@ def test_agent_system_prompt_memory_once_and_json_protocol():
 
 def test_clip_middle_keeps_head_and_tail():
     text = "".join(str(i % 10) for i in range(100))
-    out = P.clip_middle(text, 20)
+    out = clip_middle(text, 20)
     assert out.startswith(text[:10]) and out.endswith(text[-10:])
     assert "[... 80 characters omitted ...]" in out

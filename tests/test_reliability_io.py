@@ -35,8 +35,8 @@ from hyperskill_lite.core.io import (
     to_state,
 )
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.types import Skill
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="fork, SIGKILL and flock are POSIX")
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve, top_k
-from hyperskill_lite.types import Skill
 
 # Worked example (tests/conftest.py): q_task = [1,0,0,0], q_plan = [0,0,1,0].
 # Eq. 4: cos(q_plan, u) = u1 0, u2 .6, u3 0, u4 1, u5 .6 -> R_u = [u4, u2] (u5 ties

@@ -24,7 +24,7 @@ import pytest
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.methods import make_method
 from hyperskill_lite.runner import RunError, StorageError, read_records, run_episodes, summarize
-from hyperskill_lite.runner.files import INFLIGHT
+from hyperskill_lite.runner.inflight import INFLIGHT
 from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
 N = 10
@@ -255,7 +255,7 @@ def test_cli_ctrl_c_at_any_moment_is_one_true_line_and_exit_130(tmp_path, refere
 def test_after_ctrl_c_a_thread_starting_its_next_episode_writes_no_marker(tmp_path):
     """The race the live sweep met: Ctrl-C cleared the markers, then a cell's thread
     began its next episode and marked it, so resume would count it as a crash."""
-    from hyperskill_lite.runner import files
+    from hyperskill_lite.runner import inflight as files
 
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()

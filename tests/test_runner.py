@@ -19,14 +19,8 @@ from hyperskill_lite.core.embed import (
     setup_seconds,
 )
 from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import (
-    RunError,
-    read_records,
-    run_episodes,
-    shuffled,
-    summarize,
-    summary_table,
-)
+from hyperskill_lite.protocol import shuffled
+from hyperskill_lite.runner import RunError, read_records, run_episodes, summarize, summary_table
 from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks
 
 N = 24

@@ -24,18 +24,16 @@ from hyperskill_lite.cli import main
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.io import save_memory
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
+from hyperskill_lite.errors import LLMError
 from hyperskill_lite.llm.cassette import Cassette
-from hyperskill_lite.llm.client import LLMError, PromptedLLM
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.runner import read_records
-from hyperskill_lite.testing.scripted_server import (
-    ScriptedServer,
-    error,
-    prompt_aware_responder,
-    text,
-)
-from hyperskill_lite.testing.scripted_server import tool_call as call
-from hyperskill_lite.types import Skill, Task
+from hyperskill_lite.testing.scripted_replies import error, prompt_aware_responder, text
+from hyperskill_lite.testing.scripted_replies import tool_call as call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
+from hyperskill_lite.types import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 API_KEY = "sk-test-SENTINEL-api-0123456789abcdef"

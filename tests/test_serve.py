@@ -26,7 +26,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from hyperskill_lite.core.io import verify_memory  # noqa: E402
 from hyperskill_lite.serve.shared import SharedMemory  # noqa: E402
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text  # noqa: E402
+from hyperskill_lite.testing.scripted_replies import text  # noqa: E402
+from hyperskill_lite.testing.scripted_server import ScriptedServer  # noqa: E402
 
 TASK = re.compile(r"\[BEGIN TASK: data from the client, not instructions\]\n(.*?)\n\[END TASK\]",
                   re.S)

@@ -24,7 +24,8 @@ from hyperskill_lite.core.embed import HashingEncoder  # noqa: E402
 from hyperskill_lite.core.io import load_memory, save_memory, verify_memory  # noqa: E402
 from hyperskill_lite.core.records import Skill  # noqa: E402
 from hyperskill_lite.serve import journal as jr  # noqa: E402
-from hyperskill_lite.serve.shared import LearnItem, MergeItem, SharedMemory  # noqa: E402
+from hyperskill_lite.serve.records import LearnItem, MergeItem  # noqa: E402
+from hyperskill_lite.serve.shared import SharedMemory
 
 ENC = HashingEncoder(dim=64)
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hyperskill_lite.core.records import ContextItem, Skill
 from hyperskill_lite.llm.tokens import count_tokens
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Skill, Task
+from hyperskill_lite.types import Episode, MemoryContext, Task
 from hyperskill_lite.world import (
     PROFILES,
     SimExecutor,
@@ -31,7 +32,7 @@ from hyperskill_lite.world import (
     stable_seed,
 )
 from hyperskill_lite.world.generator import allocate_levels, template_weights
-from hyperskill_lite.world.library import count_sentences, count_words, split_sentences
+from hyperskill_lite.world.library_types import count_sentences, count_words, split_sentences
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -387,7 +388,7 @@ def test_merge_contract_and_union_meta():
 
 
 def test_merge_names_what_the_shared_fragments_were_about():
-    from hyperskill_lite.types import Fragment
+    from hyperskill_lite.core.records import Fragment
     from hyperskill_lite.world.latent import latent_meta
 
     llm = SimLLM(seed=0)

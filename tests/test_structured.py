@@ -12,12 +12,14 @@ import pytest
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.prompts import action_schema
 from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.errors import LLMResponseError
 from hyperskill_lite.llm.cassette import Cassette
-from hyperskill_lite.llm.client import LLMResponseError, PromptedLLM
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.structured import obj, response_format, string
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps as ops
 from hyperskill_lite.methods.hyperskill.prompts import SCHEMAS
-from hyperskill_lite.testing.scripted_server import ScriptedServer, error, text
+from hyperskill_lite.testing.scripted_replies import error, text
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 TASK = Task("t1", "What is 6 times 7?")

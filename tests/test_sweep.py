@@ -255,7 +255,7 @@ def ray_cluster():
         pytest.skip("needs Ray (the `scale` extra)")
     import ray
 
-    from hyperskill_lite.sweep.execute import start_ray
+    from hyperskill_lite.sweep.pools import start_ray
 
     try:
         context = start_ray(ray, num_cpus=2)
@@ -337,7 +337,8 @@ def _live_spec(base_url: str, **backbone):
 def test_live_cells_run_as_threads_each_in_order_with_its_own_log(tmp_path, monkeypatch):
     from hyperskill_lite.runner import read_records
     from hyperskill_lite.sweep.execute import run_cells
-    from hyperskill_lite.testing.scripted_server import ScriptedServer, direct_responder
+    from hyperskill_lite.testing.scripted_replies import direct_responder
+    from hyperskill_lite.testing.scripted_server import ScriptedServer
 
     monkeypatch.setenv("SWEEP_TEST_KEY", "sk-test-SWEEP-0123456789abcdef")
     spec = _live_spec("", max_concurrent=4, key_env="SWEEP_TEST_KEY",
@@ -366,7 +367,8 @@ def test_live_cells_run_as_threads_each_in_order_with_its_own_log(tmp_path, monk
 
 def test_a_live_cell_whose_every_episode_failed_is_a_failed_cell(tmp_path):
     from hyperskill_lite.sweep.execute import run_cells
-    from hyperskill_lite.testing.scripted_server import ScriptedServer, error
+    from hyperskill_lite.testing.scripted_replies import error
+    from hyperskill_lite.testing.scripted_server import ScriptedServer
 
     with ScriptedServer(default=error(400, "context length exceeded"), models=["m"]) as srv:
         spec = _live_spec(srv.base_url, settings=(("max_retries", 0),))
@@ -427,7 +429,8 @@ def test_ctrl_c_on_a_live_sweep_does_not_wait_for_the_running_episodes(tmp_path)
     import threading
 
     from hyperskill_lite.sweep.execute import run_cells
-    from hyperskill_lite.testing.scripted_server import ScriptedServer, direct_responder
+    from hyperskill_lite.testing.scripted_replies import direct_responder
+    from hyperskill_lite.testing.scripted_server import ScriptedServer
 
     hold, release = threading.Event(), threading.Event()
 

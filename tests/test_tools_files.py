@@ -13,7 +13,8 @@ from hyperskill_lite.agent.framing import unframe
 from hyperskill_lite.agent.loop import AgentExecutor
 from hyperskill_lite.agent.tools import DocumentError, Toolbox, convert
 from hyperskill_lite.llm.client import PromptedLLM
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
+from hyperskill_lite.testing.scripted_replies import text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.testing.testweb import TestWeb
 from hyperskill_lite.testing.testweb_files import FACTS, WAV_TRANSCRIPT
 from hyperskill_lite.types import MemoryContext, Task

@@ -74,7 +74,8 @@ def test_the_smoke_reads_the_probes_a_real_run_records(tmp_path, monkeypatch):
     """live_smoke judges structured outputs by what the run recorded; the probes' answers
     live in run.json's `observed` list (issue 31), and the smoke must find them there."""
     from hyperskill_lite.cli import main
-    from hyperskill_lite.testing.scripted_server import ScriptedServer, prompt_aware_responder
+    from hyperskill_lite.testing.scripted_replies import prompt_aware_responder
+    from hyperskill_lite.testing.scripted_server import ScriptedServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     tasks = tmp_path / "tasks.jsonl"

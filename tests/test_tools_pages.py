@@ -20,7 +20,8 @@ from hyperskill_lite.agent.tools import (
 )
 from hyperskill_lite.llm.cassette import Cassette
 from hyperskill_lite.llm.client import PromptedLLM
-from hyperskill_lite.testing.scripted_server import ScriptedServer, text, tool_call
+from hyperskill_lite.testing.scripted_replies import text, tool_call
+from hyperskill_lite.testing.scripted_server import ScriptedServer
 from hyperskill_lite.testing.testweb import LONG_SECRET, TestWeb, page_html
 from hyperskill_lite.types import MemoryContext, Task
 

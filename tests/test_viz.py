@@ -14,12 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from hyperskill_lite import plots as viz
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.core.utility import utility
-from hyperskill_lite.plots import viz
-from hyperskill_lite.types import Skill
 
 A = Skill("Cross Source Validation", "Confirm a figure in two sources.")
 B = Skill("Targeted Database Search", "Query the registry with exact identifiers.")
@@ -467,7 +467,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.plots import viz
+from hyperskill_lite import plots as viz
 from hyperskill_lite.types import Skill
 
 sign = float(sys.argv[2])  # float noise of either sign, as two runs of a notebook give

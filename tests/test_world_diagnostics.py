@@ -12,9 +12,10 @@ import pytest
 
 from hyperskill_lite.core.embed import HashingEncoder
 from hyperskill_lite.core.memory import HypergraphMemory
+from hyperskill_lite.core.records import Skill
 from hyperskill_lite.methods import make_method
-from hyperskill_lite.runner import run_episodes, shuffled
-from hyperskill_lite.types import Skill
+from hyperskill_lite.protocol import shuffled
+from hyperskill_lite.runner import run_episodes
 from hyperskill_lite.world import SimExecutor, SimLLM, make_tasks, redundancy, skill_latents
 from hyperskill_lite.world.latent import latent_meta
 

@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 from hyperskill_lite.core.config import HyperSkillConfig  # noqa: E402
 from hyperskill_lite.core.embed import encoder_by_name  # noqa: E402
 from hyperskill_lite.methods import make_method  # noqa: E402
-from hyperskill_lite.runner import read_records, run_episodes, shuffled  # noqa: E402
+from hyperskill_lite.protocol import shuffled  # noqa: E402
+from hyperskill_lite.runner import read_records, run_episodes  # noqa: E402
 from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks  # noqa: E402
 from hyperskill_lite.world.calibration import (  # noqa: E402
     compare_to_target,

@@ -48,12 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from hyperskill_lite.agent.framing import unframe  # noqa: E402
 from hyperskill_lite.cli.folders import claim_folder  # noqa: E402
-from hyperskill_lite.testing.scripted_server import (  # noqa: E402
-    ScriptedServer,
-    prompt_aware_responder,
-    text,
-    tool_call,
-)
+from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text, tool_call  # noqa: E402
+from hyperskill_lite.testing.scripted_server import ScriptedServer  # noqa: E402
 from hyperskill_lite.testing.testweb_hostile import HostileWeb  # noqa: E402
 
 MARKER = "hostile.json"

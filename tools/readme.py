@@ -104,7 +104,7 @@ def compare_doc(profile: str, phrasing: str) -> dict:
 def _paired(doc: dict, reference: str = "no-memory") -> dict[str, object]:
     """method -> PairedDifference against `reference`, recomputed from the rows' per-task
     outcomes with the document's own bootstrap settings."""
-    from hyperskill_lite.compare import paired_table
+    from hyperskill_lite.compare_tables import paired_table
 
     _, diffs = paired_table(doc["rows"], reference=reference, stats_seed=doc["stats_seed"],
                             n_boot=doc["n_boot"])
@@ -112,7 +112,7 @@ def _paired(doc: dict, reference: str = "no-memory") -> dict[str, object]:
 
 
 def _sr(doc: dict, method: str) -> tuple[float, float]:
-    from hyperskill_lite.compare import aggregate
+    from hyperskill_lite.compare_tables import aggregate
 
     return aggregate([r for r in doc["rows"] if r["method"] == method], keys=("SR",))[method]["SR"]
 

@@ -6,7 +6,7 @@ quoted as data), `loop.py` (`AgentExecutor`: the tool-calling loop, window w = 3
 `actions.py` (a reply read as its answer or tool call, the step it makes),
 `tools/` (the agent's tools, one concern per module: search providers, pages over HTTP,
 files and media, the python sandbox, the toolbox). The model client (`PromptedLLM`,
-re-exported here; cassettes, token estimates) is `hyperskill_lite.llm`; HyperSkill's
+cassettes, token estimates) is `hyperskill_lite.llm`, its errors `hyperskill_lite.errors`; HyperSkill's
 prompted operations sit beside the method (`hyperskill_lite.methods.hyperskill`). The stand-ins tests use (the scripted
 model server, the test web) live in `hyperskill_lite.testing`.
 
@@ -15,22 +15,9 @@ May import: `core/`, `types.py`. Must not import: `baselines/`, `world/`, `bench
 """
 
 from hyperskill_lite.agent.loop import AgentExecutor
-from hyperskill_lite.agent.tools import Toolbox
-from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
-from hyperskill_lite.llm.cassette import Cassette, CassetteMiss
-from hyperskill_lite.llm.client import PromptedLLM
-from hyperskill_lite.llm.tokens import count_tokens
+from hyperskill_lite.agent.tools.toolbox import Toolbox
 
 __all__ = [
-    "PromptedLLM",
-    "LLMError",
-    "LLMConnectionError",
-    "LLMRequestError",
-    "LLMResponseError",
     "AgentExecutor",
     "Toolbox",
-    "Cassette",
-    "CassetteMiss",
-    "count_tokens",
 ]
-

@@ -57,22 +57,21 @@ from hyperskill_lite.agent.actions import (
     text_action,
 )
 from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
-from hyperskill_lite.agent.prompts import REASK, action_schema, agent_system_prompt, fill
-from hyperskill_lite.agent.tools import Toolbox
+from hyperskill_lite.agent.prompts import action_schema, agent_system_prompt
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
+from hyperskill_lite.agent.tools.toolbox import Toolbox
 from hyperskill_lite.errors import LLMError, LLMRequestError
-from hyperskill_lite.llm.client import (
-    ChatReply,
-    PromptedLLM,
-)
+from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.replies import scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.structured import TOOL_PROBE, TOOL_PROBE_MESSAGES
 from hyperskill_lite.llm.structured import response_format as structured_format
+from hyperskill_lite.llm.text import REASK, fill
 from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.llm.usage import UsageSnapshot
+from hyperskill_lite.llm.wire import ChatReply
 from hyperskill_lite.types import Episode, MemoryContext, ResolvesStructured, Task
 
-__all__ = ["AgentExecutor", "FINAL_ANSWER_TOOL", "parse_final_answer"]
+__all__ = ["AgentExecutor"]
 
 class AgentExecutor:
     """Runs a task with a memory context through a live model and tools (Executor).

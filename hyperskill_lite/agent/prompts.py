@@ -9,8 +9,8 @@ step budget, ``max_steps = 10`` (loop.py; our choice). The retrieved-memory form
 to the agent is `core.retrieval.format_context`. The bounded strings `NAME`, `SENTENCES`
 and `PARAGRAPH` are the pieces the memory methods' reply schemas are built from.
 
-Templates are filled with `fill` (llm/text.py, re-exported here with `clip_middle` and
-`REASK`), in a single pass. Each memory method's prompts sit beside the method:
+Templates are filled with `fill` (llm/text.py, beside `clip_middle` and `REASK`), in a
+single pass. Each memory method's prompts sit beside the method:
 HyperSkill's decomposition, extraction and merge prompts in
 methods/hyperskill/prompts.py, the baselines' in baselines/prompts.py; the self-judge's in
 bench/judges.py.
@@ -24,12 +24,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hyperskill_lite.llm.structured import obj, string
-from hyperskill_lite.llm.text import REASK, clip_middle, fill
+from hyperskill_lite.llm.text import fill
 
 __all__ = [
     "AGENT_SYSTEM",
     "AGENT_JSON_PROTOCOL",
-    "REASK",
     "CRAWL_SUMMARY",
     "FILE_QUESTION",
     "IMAGE_QUESTION",
@@ -37,8 +36,6 @@ __all__ = [
     "NAME",
     "SENTENCES",
     "PARAGRAPH",
-    "fill",
-    "clip_middle",
     "agent_system_prompt",
     "describe_tools",
     "action_schema",

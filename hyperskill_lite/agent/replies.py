@@ -1,10 +1,10 @@
 """Reply helpers shared by every prompted operation: text cleaning (`clean_text`,
-`clean_name`) and, re-exported from llm/replies.py, JSON extraction (`extract_json`,
-`strip_thinking`, `scrub_surrogates`).
+`clean_name`); JSON extraction (`extract_json`, `strip_thinking`, `scrub_surrogates`) is
+llm/replies.py's.
 
 Each operation's contract check sits beside its prompt: HyperSkill's (`check_steps`,
 `check_extraction`, `check_merged`) in methods/hyperskill/replies.py, the baselines' in
-baselines/ops.py, the self-judge's (`check_verdict`) in bench/judges.py.
+their modules and baselines/ops/checks.py, the self-judge's (`check_verdict`) in bench/judges.py.
 
 Whatever a reply says is data: it is stored as text after these checks and never run.
 
@@ -16,12 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
+from hyperskill_lite.llm.replies import scrub_surrogates
 
 __all__ = [
-    "extract_json",
-    "scrub_surrogates",
-    "strip_thinking",
     "clean_text",
     "clean_name",
     "MAX_NAME_WORDS",

@@ -6,16 +6,15 @@ generative_agents (Park et al.), cheatsheet_cu (DC-Cu) and memevolve's long-term
 each a `MemorySystem` with
 retrieval count 3 and
 the shared encoder (Appendix A), plus what they share: `base.py` (the base class, save /
-load, context rendering), `store.py` (a growable embedding store), `ops/` (their model
-operations: the note records, the protocol, reply checks and the base `PromptedOps`) and
-`prompts.py` (an index gathering every baseline's prompts, reply schemas and canned
-replies). Each module holds its own prompted operations beside the memory: prompt
-template(s), reply schema(s), a canned reply and ``class XOps(PromptedOps)``, named by the
-memory class (``OPS``), so a baseline with a new model operation is one file.
-`PromptedBaselineOps` (`ops.every_baseline_ops()`) composes every built-in baseline's
-operations into one class (what ``baseline_ops(llm)`` gives a chat client). The offline
-implementations of the same operations are SkillWorld's (world/baseline_ops.py,
-world/plugmem_ops.py).
+load, context rendering, `register_baseline`), `store.py` (a growable embedding store),
+`ops/` (what their model operations share: the note record, reply checks and the base
+`PromptedOps`) and `prompts.py` (an index gathering every registered baseline's prompts,
+reply schemas and canned replies from their declarations). Each module holds its own
+model operations beside the memory, in ``class XOps(PromptedOps)`` named by the memory
+class (``OPS``): each operation declared once (`methods.operations.operation`) with its
+prompt template(s), reply schema(s), a canned reply, its prompted implementation and its
+simulated one inside SkillWorld, so a baseline with a new model operation is one file
+that runs live and in SkillWorld.
 
 Each module registers its method at its end (`base.register_baseline`, the registry of
 methods/registry.py); the imports below run those registrations in the order the
@@ -42,15 +41,7 @@ from hyperskill_lite.baselines.cheatsheet_cu import CumulativeCheatsheet
 from hyperskill_lite.baselines.memevolve import LightweightLongTerm, LightweightMemory
 from hyperskill_lite.baselines.plugmem import PlugMem
 # isort: on
-
-from hyperskill_lite.baselines.ops.prompted import every_baseline_ops
-
-PromptedBaselineOps = every_baseline_ops()
-"""Every built-in baseline's operations over a prompted chat model in one class (each
-baseline's own class composed, with all their reply schemas): what ``baseline_ops(llm)``
-gives a chat client, and what world/meter.py asks for the prompt of any baseline
-operation."""
-
+from hyperskill_lite.baselines.base import BaselineMemory, register_baseline
 
 __all__ = [
     "AgentWorkflowMemory",
@@ -64,7 +55,8 @@ __all__ = [
     "MemP",
     "NoMemory",
     "PlugMem",
-    "PromptedBaselineOps",
+    "BaselineMemory",
+    "register_baseline",
     "ReasoningBank",
     "RetrievalSynthesisCheatsheet",
     "Voyager",

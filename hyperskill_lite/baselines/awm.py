@@ -28,31 +28,34 @@ updates        addition                     addition                     additio
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/agent_workflow_memory_provider.py and config.py.
 
-Prompted here, beside the memory: `AWMOps` (a `PromptedOps`, the class's ``OPS``) sends
-the prompt `AWM_INDUCE` with its reply schema (``SCHEMAS``) and has a canned reply for the
-scripted test server (``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
+Its model operation, here beside the memory: `AWMOps` (a `PromptedOps`, the class's
+``OPS``) declares ``induce_workflows`` once: the prompt, reply schema (``SCHEMAS``),
+canned reply for the scripted test server (``CANNED``), the prompted implementation and
+the simulated one inside SkillWorld (`simulated_induce_workflows`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, SENTENCES, fill
+from hyperskill_lite.agent.prompts import NAME, SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import check_notes
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["AgentWorkflowMemory", "AWMOps"]
+__all__ = ["AgentWorkflowMemory", "AWMOps", "simulated_induce_workflows"]
 
 
 def _key(note: MemoryNote) -> str:
     return f"{note.title}: {note.description}" if note.description else note.title or note.content
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 AWM_INDUCE = """\
 You are inducing reusable workflows from an agent's successful trajectory.
 
@@ -92,12 +95,34 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_induce_workflows(sim: Any, task: Task, episode: Episode) -> list[MemoryNote]:
+    """AWM: one workflow over the task's decomposition, example values abstracted,
+    with the hints of the picked strategies; nothing from a failed episode."""
+    if not episode.success:
+        return []
+    rng = sim.rng("awm", task.id)
+    lib = sim.library
+    picks = sim.picks(task, episode, rng)
+    archs = sim.archetypes(task)
+    name = "_then_".join(a.split("_")[0] + "_" + a.split("_")[-1] for a in archs)
+    desc = (
+        "Workflow to "
+        + ", then ".join(
+            lib.archetypes[a].title[0].lower() + lib.archetypes[a].title[1:] for a in archs
+        )
+        + "."
+    )
+    steps = sim.steps(task, picks, rng)
+    content = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+    meta = sim.union(*[sim.phrase(x, rng).meta for x in picks], source="awm")
+    return [MemoryNote(name, content, desc, "success", 1, meta)]
+
+
 class AWMOps(PromptedOps):
     """AWM's model operation (``induce_workflows``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(AWM_INDUCE,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_induce_workflows)
     def induce_workflows(self, task: Task, episode: Episode) -> list[MemoryNote]:
         """AWM: 1-2 reusable workflows induced from a successful trajectory."""
         prompt = fill(AWM_INDUCE, query=task.text, trajectory=self._traj(episode))

@@ -1,7 +1,9 @@
 """What the ten baselines share: a base class, metadata union and context rendering.
 
-`BaselineMemory` holds the model (`llm`, a `BaselineLLM`), the shared encoder phi, the
-retrieval count k (3 for every baseline, the paper's shared setup, Appendix A), the
+`BaselineMemory` holds its model operations (`llm`: the class's `OPS` for the model it was
+given, built once by `methods.operations.operations_over`), the shared encoder phi, the
+retrieval count k (3 for every baseline, the paper's shared setup, Appendix A; ``run
+--k`` sets it), the
 model-call counter `llm_calls` the runner reads, the episode clock `t`, and the
 retrievals pending between `begin` and `end`. It saves and loads the whole state: a
 ``state.json`` (format line, method, encoder, counters, the method's `_state()`) plus
@@ -13,10 +15,11 @@ The rule every baseline keeps: `begin` only reads. Statistics a retrieval change
 retrieval never rewrites the memory and an abandoned `begin` leaves no trace.
 
 Each baseline's module registers it at its end with `register_baseline` (the method
-registry, methods/registry.py): its CLI name is the class's `name`; its prompted
-operations are the class's own `OPS` (a `PromptedOps` subclass defined beside it, in its
-module) over the chat client, and inside SkillWorld SimLLM performs them itself
-(world/baseline_ops.py).
+registry, methods/registry.py): its CLI name is the class's `name`; its operations are the
+class's own `OPS` (a `PromptedOps` subclass defined beside it, in its module, each
+operation declared once with its prompt, schema, canned reply and simulated
+implementation): over a chat client the prompted ones, inside SkillWorld the simulated
+ones (`SimLLM.simulate`).
 
 Not here: any method's mechanism (one module per baseline), the store (store.py).
 """
@@ -28,17 +31,21 @@ import functools
 import json
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.baselines.ops import MemoryNote, baseline_ops
+from hyperskill_lite.baselines.ops.notes import MemoryNote
+from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.baselines.store import VectorStore
 from hyperskill_lite.core.embed import default_encoder
 from hyperskill_lite.core.meta import merge_meta
+from hyperskill_lite.core.records import ContextItem, MaintenanceReport
+from hyperskill_lite.methods.operations import declared, operations_over
 from hyperskill_lite.methods.registry import MethodSpec, register_method
-from hyperskill_lite.types import ContextItem, MaintenanceReport, MemoryContext, Task
+from hyperskill_lite.types import MemoryContext, Task
 
 __all__ = ["BaselineMemory", "BASELINE_FORMAT", "union_meta", "render_context", "note_item",
            "register_baseline"]
@@ -95,19 +102,18 @@ class BaselineMemory(ABC):
     name = "baseline"
     SECTIONS: tuple[tuple[str, str], ...] = ()
     STORES: tuple[str, ...] = ()
-    OPS: type | None = None
-    """The class's prompted operations (a `PromptedOps` subclass, in its module); None:
-    every built-in baseline's (`PromptedBaselineOps`)."""
+    OPS: type = PromptedOps
+    """The class's model operations (a `PromptedOps` subclass, in its module)."""
 
     def __init__(self, llm: Any, encoder: Any = None, k: int = 3) -> None:
         if int(k) < 1:
             raise ValueError(f"{self.name}: retrieval count k must be >= 1, got {k}")
         if encoder is None:
             encoder = default_encoder()
-        self.llm = llm
-        self.ops = baseline_ops(llm, self.OPS)
-        """Performs the model operations: `llm` itself (SimLLM, or prompted operations it was
-        given) or the class's `OPS` over a chat client."""
+        self.llm = operations_over(self.OPS, llm)
+        """Performs the model operations: the class's `OPS` over a chat client, their
+        simulated implementations over SkillWorld's SimLLM, or `llm` itself when it is
+        operations already (or a test double that has them)."""
         self.encoder = encoder
         self.k = int(k)
         self.llm_calls = 0
@@ -119,7 +125,7 @@ class BaselineMemory(ABC):
     # ------------------------------------------------------------------ helpers
     def _op(self, op: str, *args: Any) -> Any:
         """Call model operation `op`, counting it; a clear error if `llm` lacks it."""
-        fn = getattr(self.ops, op, None)
+        fn = getattr(self.llm, op, None)
         if fn is None:
             raise TypeError(
                 f"{self.name} needs the model operation {op!r}, which "
@@ -130,7 +136,7 @@ class BaselineMemory(ABC):
 
     def _meta_of(self, task: Task, episode: Any) -> dict[str, Any]:
         """Hidden meta of a raw trajectory (no model call; {} for a live model)."""
-        fn = getattr(self.ops, "trajectory_meta", None)
+        fn = getattr(self.llm, "trajectory_meta", None)
         return dict(fn(task, episode)) if fn is not None else {}
 
     def _vec(self, text: str) -> np.ndarray:
@@ -165,6 +171,11 @@ class BaselineMemory(ABC):
     @abstractmethod
     def stats(self) -> dict[str, int]:
         """Sizes of the stores, for growth curves."""
+
+    def retrieval_budget(self) -> dict[str, Any]:
+        """The retrieval counts this memory uses (what run.json records; ``run --k`` sets
+        them): k, the items retrieved per task."""
+        return {"k": self.k}
 
     @abstractmethod
     def _state(self) -> dict[str, Any]:
@@ -223,13 +234,16 @@ class BaselineMemory(ABC):
 
 
 def register_baseline(
-    cls: type, group: str, description: str, k: int = 3, ops: type | None = None
+    cls: type, group: str, description: str,
+    build: Callable[[Any, Any, int], BaselineMemory] | None = None,
 ) -> MethodSpec:
     """Register baseline class `cls` under ``cls.name`` in `group` ("baseline" or
-    "variant"): built with retrieval count `k` and the shared encoder (Appendix A), its
-    operations `ops` (default: the class's own `OPS`) over a chat client, SimLLM's own in
-    SkillWorld."""
+    "variant"): built over the run's model (the class builds its operations, `OPS`, once)
+    with the shared encoder and retrieval count k (3, Appendix A; ``run --k`` sets it),
+    by ``build(llm, encoder, k)`` when given (a class with more than one retrieval count
+    says there which ones k sets), else ``cls(llm, encoder, k)``."""
+    make = build or (lambda llm, enc, k: cls(llm, enc, k))
     return register_method(MethodSpec(
-        cls.name, group, description, lambda ops, enc, cfg: cls(ops, enc, k),
-        prompted_ops=ops if ops is not None else cls.OPS,
+        cls.name, group, description, lambda llm, enc, cfg, k=3: make(llm, enc, k),
+        takes_k="factory", model_operations=tuple(declared(cls.OPS).values()),
     ))

@@ -37,29 +37,31 @@ itself, not EvolveLab's model summary (one model call per task fewer). The 200-w
 becomes at most 8 entries. The cumulative variant (DC-Cu, whole cheatsheet curated after
 each task) is ``cheatsheet-cu`` (cheatsheet_cu.py).
 
-Prompted here, beside the memory: `CheatsheetOps` (a `PromptedOps`, the class's ``OPS``)
-sends the prompt `CHEATSHEET_SYNTHESIZE` with its reply schema (``SCHEMAS``) and has a
-canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `CheatsheetOps` (a `PromptedOps`, the
+class's ``OPS``) declares ``synthesize_cheatsheet`` once: the prompt, reply schema
+(``SCHEMAS``), canned reply for the scripted test server (``CANNED``), the prompted
+implementation and the simulated one inside SkillWorld
+(`simulated_synthesize_cheatsheet`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
-from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.llm.text import clip_middle, fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["RetrievalSynthesisCheatsheet", "CheatsheetOps"]
+__all__ = ["RetrievalSynthesisCheatsheet", "CheatsheetOps", "simulated_synthesize_cheatsheet"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 CHEATSHEET_SYNTHESIZE = """\
 You keep a cheatsheet for an agent and rewrite it before each new task.
 
@@ -95,13 +97,51 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_synthesize_cheatsheet(sim: Any, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,
+    max_entries: int = 8,
+) -> list[MemoryNote]:
+    """Dynamic Cheatsheet (DC-RS) curator, before the task: a note for each latent
+    the similar records express (their trajectory meta: strategies of successes,
+    reported errors of failures) that concerns the model's reading of the task
+    (`plan`), then the previous entries that concern it, then the other previous
+    entries (the sheet stays general), at most `max_entries`, without repeating a
+    latent; with probability ``extract_spurious`` one spurious note for the task's
+    archetypes joins the new ones, as in every extraction. Relevance is judged;
+    soundness is not (no outcome of this task exists)."""
+    rng = sim.rng("cheatsheet-rs", task.id, *[n.text for n in similar])
+    archs = list(dict.fromkeys(a for _, a in sim.plan(task)))
+    fresh: list[MemoryNote] = []
+    for n in similar:
+        for lid in sim.latent_ids(n.meta):
+            if lid in sim.library.latents and set(archs) & set(
+                sim.library.latents[lid].affects
+            ):
+                fresh.append(sim.note(lid, rng, "cheatsheet"))
+    spurious = sim.library.spurious_for(archs, "success")  # an over-generalisation,
+    u = rng.random()  # with the same probability as in any extraction (`_picks`)
+    if fresh and spurious and u < sim.params.extract_spurious:
+        fresh.append(sim.note(spurious[int(rng.integers(len(spurious)))], rng, "cheatsheet"))
+    kept = [e for e in sheet if sim.concerns(e, archs)]
+    other = [e for e in sheet if not sim.concerns(e, archs)]
+    out: list[MemoryNote] = []
+    covered: set[str] = set()
+    for e in fresh + kept + other:
+        ids = set(sim.latent_ids(e.meta))
+        if ids and ids <= covered:
+            continue
+        covered |= ids
+        out.append(MemoryNote.from_dict(e.to_dict()))
+        if len(out) == max_entries:
+            break
+    return out
+
+
 class CheatsheetOps(PromptedOps):
     """Dynamic Cheatsheet's (DC-RS) model operation (``synthesize_cheatsheet``) over a prompted
     chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(CHEATSHEET_SYNTHESIZE,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_synthesize_cheatsheet)
     def synthesize_cheatsheet(
         self, sheet: list[MemoryNote], similar: list[MemoryNote], task: Task,
         max_entries: int = 8,

@@ -34,28 +34,31 @@ curator's output length). Without a label, the curator judges the attempt itself
 live prompt shows the trajectory and final answer only; in SkillWorld the curator's
 reading of the outcome is the self-judge's verdict (`SimLLM.judge`), noise included.
 
-Prompted here, beside the memory: `CumulativeCheatsheetOps` (a `PromptedOps`, the class's
-``OPS``) sends the prompt `CHEATSHEET_CURATE` with its reply schema (``SCHEMAS``) and has
-a canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `CumulativeCheatsheetOps` (a `PromptedOps`,
+the class's ``OPS``) declares ``curate_cheatsheet`` once: the prompt, reply schema
+(``SCHEMAS``), canned reply for the scripted test server (``CANNED``), the prompted
+implementation and the simulated one inside SkillWorld (`simulated_curate_cheatsheet`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, integer, obj
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["CumulativeCheatsheet", "CumulativeCheatsheetOps"]
+__all__ = ["CumulativeCheatsheet", "CumulativeCheatsheetOps", "simulated_curate_cheatsheet"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 CHEATSHEET_CURATE = """\
 You are the curator of a cheatsheet that an agent reads before every task.
 
@@ -102,13 +105,50 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_curate_cheatsheet(sim: Any, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15
+) -> list[MemoryNote]:
+    """Dynamic Cheatsheet (DC-Cu) curator, which sees the attempt but no outcome
+    label: it reads the outcome as the self-judge would (`judge`, noise included),
+    and then after a believed success, count +1 for entries that concern the task;
+    picks already present count +1, new picks are appended; after a believed failure,
+    entries that misled on the task are dropped (at the world's rate, `sim.notices`); then the
+    `max_entries` with the highest counts are kept (ties: older first)."""
+    believed = sim.judge(task, episode)
+    episode = dataclasses.replace(episode, success=believed)
+    rng = sim.rng("cheatsheet", task.id, sim.outcome(episode))
+    archs = sim.archetypes(task)
+    out = [MemoryNote.from_dict(e.to_dict()) for e in entries]
+    if episode.success:
+        for e in out:
+            if sim.concerns(e, archs) and not sim.misleading(e, archs):
+                e.count += 1
+    else:
+        out = [
+            e
+            for e in out
+            if not (sim.misleading(e, archs) and sim.notices(rng))
+        ]
+    where = {lid: e for e in out for lid in sim.latent_ids(e.meta)}
+    seen = sim.seen(episode)
+    for lid in sim.picks(task, episode, rng):
+        if lid in where:
+            where[lid].count += (
+                0 if episode.success and sim.concerns(where[lid], archs) else 1
+            )
+        else:
+            e = sim.note(lid, rng, "cheatsheet", seen=seen)
+            out.append(e)
+            where[lid] = e
+    order = sorted(range(len(out)), key=lambda i: (-out[i].count, i))
+    return [out[i] for i in sorted(order[:max_entries])]
+
+
 class CumulativeCheatsheetOps(PromptedOps):
     """Dynamic Cheatsheet's (DC-Cu) model operation (``curate_cheatsheet``) over a prompted chat
     model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(CHEATSHEET_CURATE,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_curate_cheatsheet)
     def curate_cheatsheet(
         self, entries: list[MemoryNote], task: Task, episode: Episode, max_entries: int = 15
     ) -> list[MemoryNote]:

@@ -32,28 +32,31 @@ A corrected experience keeps the failed trajectory followed by its correction (D
 stores the corrected reasoning in its place): the agent sees what went wrong next to
 the fix.
 
-Prompted here, beside the memory: `DiLuOps` (a `PromptedOps`, the class's ``OPS``) sends
-the prompt `DILU_REFLECT` with its reply schema (``SCHEMAS``) and has a canned reply for
-the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `DiLuOps` (a `PromptedOps`, the class's
+``OPS``) declares ``reflect_decision`` once: the prompt, reply schema (``SCHEMAS``),
+canned reply for the scripted test server (``CANNED``), the prompted implementation and
+the simulated one inside SkillWorld (`simulated_reflect_decision`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import PARAGRAPH, SENTENCES, fill
+from hyperskill_lite.agent.prompts import PARAGRAPH, SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, register_baseline, union_meta
-from hyperskill_lite.baselines.ops import MemoryNote
-from hyperskill_lite.baselines.ops.checks import _check_reflection, _outcome
+from hyperskill_lite.baselines.ops.checks import _outcome
+from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.core.records import ContextItem
 from hyperskill_lite.llm.structured import obj
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
+from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["DiLu", "DiLuOps"]
+__all__ = ["DiLu", "DiLuOps", "simulated_reflect_decision"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 DILU_REFLECT = """\
 You are reviewing a decision process that went wrong, to correct it for the memory.
 
@@ -87,12 +90,37 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def _check_reflection(obj: Any) -> MemoryNote:
+    """DILU's reply: the mistake and the corrected reasoning, as one correction note."""
+    if not isinstance(obj, dict):
+        raise ValueError(f'expected {{"mistake", "corrected_reasoning"}}, got {type(obj).__name__}')
+    mistake = _clean(obj.get("mistake") or "")
+    fix = _clean(obj.get("corrected_reasoning") or obj.get("correction") or "")
+    if not fix:
+        raise ValueError('"corrected_reasoning" is empty')
+    return MemoryNote(
+        "Correction", fix[:MAX_NOTE_CHARS], description=mistake[:MAX_NOTE_CHARS], polarity="failure"
+    )
+
+
+def simulated_reflect_decision(sim: Any, task: Task, episode: Episode) -> MemoryNote:
+    """DILU: the reported error pattern as the wrong reasoning, with its lesson as
+    the correction."""
+    if episode.success:
+        raise ValueError("DILU reflects on failed decisions; got a success")
+    rng = sim.rng("dilu", task.id)
+    lid = sim.picks(task, episode, rng)[0]
+    n = sim.note(lid, rng, "dilu", seen=sim.seen(episode))
+    return MemoryNote(
+        "Correction", f"{n.content} {n.description}", sim.first_sentence(n.content), n.polarity, 1, n.meta
+    )
+
+
 class DiLuOps(PromptedOps):
     """DILU's model operation (``reflect_decision``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(DILU_REFLECT,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_reflect_decision)
     def reflect_decision(self, task: Task, episode: Episode) -> MemoryNote:
         """DILU: what went wrong in a failed episode and the corrected reasoning."""
         prompt = fill(

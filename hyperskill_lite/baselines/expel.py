@@ -40,29 +40,83 @@ the whole rule list in the prompt; with the shared setup (retrieval count 3, as 
 MemEvolve codebase the HyperSkill paper builds on does) the top-3 rules by cosine to
 the task are shown (`insights_k=None` shows all, by importance).
 
-Prompted here, beside the memory: `ExpeLOps` (a `PromptedOps`, the class's ``OPS``) sends
-the prompt `EXPEL_INSIGHTS` with its reply schema (``SCHEMAS``) and has a canned reply for
-the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `ExpeLOps` (a `PromptedOps`, the class's
+``OPS``) declares ``insight_ops`` once: the prompt `EXPEL_INSIGHTS`, its reply schema
+(``SCHEMAS``) and check (`check_insight_ops`), a canned reply for the scripted test server
+(``CANNED``), the prompted implementation and the simulated one inside SkillWorld
+(`simulated_insight_ops`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from hyperskill_lite.agent.prompts import SENTENCES, fill
+from hyperskill_lite.agent.prompts import SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
-from hyperskill_lite.baselines.ops.checks import _numbered, _outcome, check_insight_ops
-from hyperskill_lite.baselines.ops.notes import InsightOp
+from hyperskill_lite.baselines.ops.checks import _items, _numbered, _outcome
+from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.core.records import ContextItem
 from hyperskill_lite.llm.structured import arr, integer, obj
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
+from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["ExpeL", "ExpeLOps"]
+__all__ = ["ExpeL", "ExpeLOps", "InsightOp", "INSIGHT_OPS", "check_insight_ops", "EDIT_RATE"]
+
+INSIGHT_OPS = ("ADD", "EDIT", "UPVOTE", "DOWNVOTE")
+_OP_SYNONYMS = {"AGREE": "UPVOTE", "REMOVE": "DOWNVOTE", "DISAGREE": "DOWNVOTE"}
 
 
-# ----------------------------------------------------------------- prompted operations
+@dataclass
+class InsightOp:
+    """One ExpeL rule operation on the list the model was shown: ``ADD`` a new rule
+    (`note`), ``EDIT`` rule `index` into `note`, ``UPVOTE`` or ``DOWNVOTE`` rule `index`
+    (0-based)."""
+
+    op: str
+    index: int | None = None
+    note: MemoryNote | None = None
+
+
+def check_insight_ops(obj: Any, n_rules: int) -> list[InsightOp]:
+    """Validate ExpeL operations ``[{"op", "rule_number", "rule"}]`` (rule numbers are
+    1-based as shown to the model). AGREE/REMOVE are read as UPVOTE/DOWNVOTE; an
+    operation naming a rule that does not exist is dropped.
+
+    >>> ops = check_insight_ops({"operations": [{"op": "AGREE", "rule_number": 2},
+    ...     {"op": "ADD", "rule": "Verify totals twice."}]}, n_rules=3)
+    >>> [(o.op, o.index, o.note and o.note.content) for o in ops]
+    [('UPVOTE', 1, None), ('ADD', None, 'Verify totals twice.')]
+    """
+    out = []
+    for it in _items(obj, ("operations", "ops")):
+        if not isinstance(it, dict):
+            continue
+        op = str(it.get("op") or it.get("operation") or "").strip().upper()
+        op = _OP_SYNONYMS.get(op, op)
+        if op not in INSIGHT_OPS:
+            continue
+        index = None
+        if op != "ADD":
+            try:
+                index = int(it.get("rule_number") or it.get("index")) - 1
+            except (TypeError, ValueError):
+                continue
+            if not 0 <= index < n_rules:
+                continue
+        note = None
+        if op in ("ADD", "EDIT"):
+            text = _clean(it.get("rule") or it.get("text") or it.get("insight") or "")
+            if not text:
+                continue
+            note = MemoryNote(title="", content=text[:MAX_NOTE_CHARS], count=2)
+        out.append(InsightOp(op, index, note))
+    return out
+
+
+# ----------------------------------------------------------------- model operations
 EXPEL_INSIGHTS = """\
 You maintain a list of general rules (insights) that help an agent solve research tasks.
 
@@ -148,12 +202,54 @@ def expel_prompt(
     )
 
 
+EDIT_RATE = 0.3
+"""Inside SkillWorld: probability that ExpeL meets knowledge its rule list already holds
+with EDIT (a rephrasing) rather than UPVOTE."""
+
+
+def simulated_insight_ops(
+    sim: Any,
+    rules: list[MemoryNote],
+    task: Task,
+    episode: Episode,
+    contrast: MemoryNote | None = None,
+) -> list[InsightOp]:
+    """``insight_ops`` inside SkillWorld: UPVOTE (or, at `EDIT_RATE`, EDIT) a rule that
+    already expresses a pick, ADD the others; after a failure with a contrasting success,
+    DOWNVOTE rules that misled on this task (noticed at the world's rate, `sim.notices`)."""
+    rng = sim.rng("expel", task.id, sim.outcome(episode))
+    archs = sim.archetypes(task)
+    where: dict[str, int] = {}
+    for i, r in enumerate(rules):
+        for lid in sim.latent_ids(r.meta):
+            where.setdefault(lid, i)
+    ops: list[InsightOp] = []
+    seen = sim.seen(episode)
+    for lid in sim.picks(task, episode, rng):
+        if lid in where:
+            i = where[lid]
+            if rng.random() < EDIT_RATE:
+                new = sim.note(lid, rng, "expel", avoid=(rules[i].title,), seen=seen)
+                new.meta = sim.union(rules[i].meta, new.meta, source="expel")
+                ops.append(InsightOp("EDIT", i, new))
+            else:
+                ops.append(InsightOp("UPVOTE", i))
+        else:
+            note = sim.note(lid, rng, "expel", seen=seen)
+            note.count = 2
+            ops.append(InsightOp("ADD", None, note))
+    if contrast is not None and contrast.polarity == "success" and not episode.success:
+        for i, r in enumerate(rules):
+            if sim.misleading(r, archs) and sim.notices(rng):
+                ops.append(InsightOp("DOWNVOTE", i))
+    return ops
+
+
 class ExpeLOps(PromptedOps):
     """ExpeL's model operation (``insight_ops``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(EXPEL_INSIGHTS,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_insight_ops)
     def insight_ops(
         self,
         rules: list[MemoryNote],
@@ -294,6 +390,10 @@ class ExpeL(BaselineMemory):
         succ = sum(1 for r in self.pool.rows() if self.pool.payloads[r]["success"])
         return {"experiences": len(self.pool), "successes": succ, "insights": len(self.rules)}
 
+    def retrieval_budget(self) -> dict[str, Any]:
+        """Trajectories (k) and rules (insights_k; None: all) retrieved per task."""
+        return {"k": self.k, "insights_k": self.insights_k}
+
     def _state(self) -> dict[str, Any]:
         return {"removed_rules": self.removed_rules, "insights_k": self.insights_k,
                 "max_rules": self.max_rules}
@@ -307,4 +407,5 @@ class ExpeL(BaselineMemory):
 register_baseline(
     ExpeL, "baseline",
     "ExpeL: an insight list edited by ADD/EDIT/UPVOTE/DOWNVOTE, plus success examples",
+    build=lambda llm, enc, k: ExpeL(llm, enc, k, insights_k=k),  # --k: both counts
 )

@@ -31,26 +31,26 @@ records), not EvolveLab's model summary (one model call per task fewer); a reply
 usable score counts 0, as in both sources. Each retrieval costs k model calls (counted in
 `llm_calls` and in the context's ``llm_calls``).
 
-Prompted here, beside the memory: `GenerativeOps` (a `PromptedOps`, the class's ``OPS``)
-sends the prompt `GENERATIVE_RELEVANCE` with its reply schema (``SCHEMAS``) and has a
-canned reply for the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `GenerativeOps` (a `PromptedOps`, the
+class's ``OPS``) declares ``rate_relevance`` once: the prompt, reply schema
+(``SCHEMAS``), canned reply for the scripted test server (``CANNED``), the prompted
+implementation and the simulated one inside SkillWorld (`simulated_rate_relevance`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import check_importance
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import integer, obj
-from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.llm.text import clip_middle, fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["GenerativeMemory", "GenerativeOps", "best_case", "KEEP"]
+__all__ = ["GenerativeMemory", "GenerativeOps", "best_case", "KEEP", "simulated_rate_relevance"]
 
 KEEP = ("success", "all")
 """What ``keep`` may be: "success" (AgentSquare: successful trajectories become cases) or
@@ -68,7 +68,7 @@ def best_case(scores: list[int], similarity: list[float]) -> int:
     return min(range(len(scores)), key=lambda i: (-scores[i], -similarity[i], i))
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 GENERATIVE_RELEVANCE = """\
 Below is a case the agent solved successfully, then a task it is about to start. Do not \
 summarise either; judge how much the solved case would help with the new task, on a \
@@ -95,12 +95,23 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_rate_relevance(sim: Any, case: MemoryNote, task: Task) -> int:
+    """Generative (AgentSquare): 2 + 3 per archetype of the model's reading of the task
+    (its decomposition, `plan`, noise included) that the case concerns, plus N(0, 1)
+    noise, rounded and clipped to 1-10. Relevance is judged; soundness is not."""
+    rng = sim.rng("relevance", task.id, case.text)
+    archs = list(dict.fromkeys(a for _, a in sim.plan(task)))
+    lib = sim.library
+    hit = {a for i in sim.latent_ids(case.meta) if i in lib.latents for a in lib.latents[i].affects}
+    score = 2.0 + 3.0 * len(hit & set(archs)) + rng.normal()
+    return int(min(10, max(1, round(score))))
+
+
 class GenerativeOps(PromptedOps):
     """Generative's model operation (``rate_relevance``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(GENERATIVE_RELEVANCE,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_rate_relevance)
     def rate_relevance(self, case: MemoryNote, task: Task) -> int:
         """Generative (AgentSquare): how much a stored successful case helps with `task`,
         1-10 (a reply without a usable score is an error, then the one re-ask)."""

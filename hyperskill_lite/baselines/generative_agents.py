@@ -39,28 +39,32 @@ threshold is 50 (about one reflection every 8-10 episodes) over the last 20 memo
 the reflection is one call (the paper asks questions first, then answers them). Access
 times change in `end`, from the pending retrieval (equivalent, as time only moves there).
 
-Prompted here, beside the memory: `GenerativeAgentsOps` (a `PromptedOps`, the class's
-``OPS``) sends the prompts `GENERATIVE_IMPORTANCE`, `GENERATIVE_REFLECT` with their reply
-schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
-SimLLM's offline version is in world/baseline_ops.py.
+Its model operations, here beside the memory: `GenerativeAgentsOps` (a `PromptedOps`,
+the class's ``OPS``) declares ``rate_importance``, ``reflect`` once each: the prompts,
+reply schemas (``SCHEMAS``), canned replies for the scripted test server (``CANNED``),
+the prompted implementation and the simulated one inside SkillWorld
+(`simulated_rate_importance`, `simulated_reflect`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _numbered, check_importance, check_notes
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, integer, obj
-from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.llm.text import clip_middle, fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["GenerativeAgents", "GenerativeAgentsOps", "minmax", "retrieval_scores"]
+__all__ = ["GenerativeAgents", "GenerativeAgentsOps", "minmax", "retrieval_scores",
+           "simulated_rate_importance", "simulated_reflect"]
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
@@ -90,7 +94,7 @@ def retrieval_scores(
     return a_rec * minmax(recency) + a_imp * minmax(importance) + a_rel * minmax(relevance)
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 GENERATIVE_IMPORTANCE = """\
 On a scale of 1 to 10, where 1 is purely mundane (a routine lookup that taught nothing) \
 and 10 is extremely poignant (a hard-won success or a costly failure that changes how \
@@ -139,18 +143,52 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_rate_importance(sim: Any, note: MemoryNote) -> int:
+    """Generative Agents: 2 + 1.5 per latent the memory expresses (at most 4), +1 for
+    a failure, plus N(0, 1) noise, rounded and clipped to 1-10."""
+    rng = sim.rng("importance", note.text)
+    n = min(len(sim.latent_ids(note.meta)), 4)
+    score = 2.0 + 1.5 * n + (1.0 if note.polarity == "failure" else 0.0) + rng.normal()
+    return int(min(10, max(1, round(score))))
+
+
+def simulated_reflect(sim: Any, notes: list[MemoryNote]) -> list[MemoryNote]:
+    """Generative Agents: an insight for each latent that recurs in the memories
+    (at least twice; else the most frequent one), at most 3, most frequent first."""
+    if not notes:
+        return []
+    rng = sim.rng("reflect", *[n.text for n in notes])
+    counts = Counter(
+        i for n in notes for i in dict.fromkeys(sim.latent_ids(n.meta)) if i in sim.library.latents
+    )
+    if not counts:
+        return []
+    ranked = [i for i, _ in counts.most_common()]
+    chosen = [i for i in ranked if counts[i] >= 2][:3] or ranked[:1]
+    return [sim.note(i, rng, "reflection") for i in chosen]
+
+
 class GenerativeAgentsOps(PromptedOps):
     """Generative Agents' model operations (``rate_importance``, ``reflect``) over a prompted
     chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(
+        prompts=(GENERATIVE_IMPORTANCE,),
+        schemas={"importance": SCHEMAS["importance"]},
+        canned=CANNED,
+        simulated=simulated_rate_importance,
+    )
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: importance (poignancy) of a memory, 1-10."""
         prompt = fill(GENERATIVE_IMPORTANCE, memory=clip_middle(note.text, 4000))
         return self.chat_json("importance", prompt, check_importance)
 
+    @operation(
+        prompts=(GENERATIVE_REFLECT,),
+        schemas={"reflect": SCHEMAS["reflect"]},
+        canned=CANNED,
+        simulated=simulated_reflect,
+    )
     def reflect(self, notes: list[MemoryNote]) -> list[MemoryNote]:
         """Generative Agents: 1-3 high-level insights inferred from recent memories."""
         memories = clip_middle(_numbered(notes), self.llm.max_trajectory_chars)

@@ -66,10 +66,11 @@ value, write the formula with units and format only at the end. ``memevolve`` st
 them (usage and success counts 0, so they are the first pruned); ``memevolve-longterm``
 starts empty, as this module's long-term system always has.
 
-Prompted here, beside the memory: `LightweightOps` (a `PromptedOps`, the class's ``OPS``)
-sends the prompts `LIGHTWEIGHT_EXTRACT`, `LIGHTWEIGHT_SHORTTERM` with their reply schemas
-(``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``); SimLLM's
-offline version is in world/baseline_ops.py.
+Its model operations, here beside the memory: `LightweightOps` (a `PromptedOps`, the
+class's ``OPS``) declares ``strategic_operational``, ``shortterm_facts`` once each: the
+prompts, reply schemas (``SCHEMAS``), canned replies for the scripted test server
+(``CANNED``), the prompted implementation and the simulated one inside SkillWorld
+(`simulated_strategic_operational`, `simulated_shortterm_facts`).
 """
 
 from __future__ import annotations
@@ -77,18 +78,18 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from hyperskill_lite.agent.prompts import SENTENCES, fill
+from hyperskill_lite.agent.prompts import SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _dict_of_lists, _outcome
-from hyperskill_lite.baselines.ops.notes import _clean
+from hyperskill_lite.baselines.ops.notes import MemoryNote, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
-from hyperskill_lite.llm.text import clip_middle
+from hyperskill_lite.llm.text import clip_middle, fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
 __all__ = ["LightweightMemory", "LightweightLongTerm", "LightweightOps", "signature", "prune_order",
-           "COLD_START"]
+           "COLD_START", "simulated_strategic_operational", "simulated_shortterm_facts"]
 
 TIERS = ("strategic", "operational")
 
@@ -135,7 +136,7 @@ def prune_order(success: list[int], usage: list[int]) -> list[int]:
     return sorted(range(len(success)), key=lambda i: (-(2 * success[i] + usage[i]), i))
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 LIGHTWEIGHT_EXTRACT = """\
 You are extracting reusable learnings from a successful execution for long-term memory.
 
@@ -195,13 +196,46 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_strategic_operational(sim: Any, task: Task, episode: Episode) -> dict[str, list[MemoryNote]]:
+    """MemEvolve Lightweight: from a success, a one-sentence strategic learning (a
+    lesson) and a two-sentence operational one (a phrasing) per pick, at most 2 each;
+    nothing from a failure."""
+    if not episode.success:
+        return {"strategic": [], "operational": []}
+    rng = sim.rng("lightweight", task.id)
+    picks = sim.picks(task, episode, rng)[:2]
+    strategic, operational = [], []
+    seen = sim.seen(episode)
+    for lid in picks:
+        s = sim.phrase(lid, rng, source="lightweight", seen=seen)
+        strategic.append(
+            MemoryNote("", sim.lesson_text([lid], rng), "", s.polarity, 1, s.meta)
+        )
+        body = " ".join(sim.sentences(s.content)[:2])
+        operational.append(MemoryNote("", body, "", s.polarity, 1, s.meta))
+    return {"strategic": strategic, "operational": operational}
+
+
+def simulated_shortterm_facts(sim: Any, task: Task, step: str, notes: list[str]) -> list[str]:
+    """MemEvolve's short-term memory: the step's sentences that carry a value (a digit)
+    and are not noted yet, at most 3, in their own words. SkillWorld draws an episode
+    whole (SimExecutor never calls a context's `during` hook), so inside the world
+    this runs only when a test or a live executor steps through a task."""
+    have = set(notes)
+    facts = [x for x in sim.sentences(step) if any(c.isdigit() for c in x) and x not in have]
+    return list(dict.fromkeys(facts))[:3]
+
+
 class LightweightOps(PromptedOps):
     """MemEvolve's (Lightweight) model operations (``strategic_operational``,
     ``shortterm_facts``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(
+        prompts=(LIGHTWEIGHT_EXTRACT,),
+        schemas={"lightweight": SCHEMAS["lightweight"]},
+        canned=CANNED,
+        simulated=simulated_strategic_operational,
+    )
     def strategic_operational(self, task: Task, episode: Episode) -> dict[str, list[MemoryNote]]:
         """MemEvolve's Lightweight memory: up to 2 strategic and 2 operational learnings."""
         prompt = fill(
@@ -217,6 +251,12 @@ class LightweightOps(PromptedOps):
 
         return self.chat_json("lightweight", prompt, check)
 
+    @operation(
+        prompts=(LIGHTWEIGHT_SHORTTERM,),
+        schemas={"lightweight:shortterm": SCHEMAS["lightweight:shortterm"]},
+        canned=CANNED,
+        simulated=simulated_shortterm_facts,
+    )
     def shortterm_facts(self, task: Task, step: str, notes: list[str]) -> list[str]:
         """MemEvolve's short-term memory: up to 3 new key facts of the step just taken."""
         prompt = fill(

@@ -32,28 +32,32 @@ Not implemented: MemP's deletion of procedures used at least 3 times with a succ
 rate below 0.5 (reported by an audit of the paper; EvolveLab's provider deletes nothing,
 and neither does this one).
 
-Prompted here, beside the memory: `MemPOps` (a `PromptedOps`, the class's ``OPS``) sends
-the prompts `MEMP_BUILD`, `MEMP_REVISE` with their reply schemas (``SCHEMAS``) and has canned
-replies for the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operations, here beside the memory: `MemPOps` (a `PromptedOps`, the class's
+``OPS``) declares ``build_procedure``, ``revise_procedure`` once each: the prompts,
+reply schemas (``SCHEMAS``), canned replies for the scripted test server (``CANNED``),
+the prompted implementation and the simulated one inside SkillWorld
+(`simulated_build_procedure`, `simulated_revise_procedure`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, fill
+from hyperskill_lite.agent.prompts import NAME
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _outcome, check_notes
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["MemP", "MemPOps"]
+__all__ = ["MemP", "MemPOps", "simulated_build_procedure", "simulated_revise_procedure"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 MEMP_BUILD = """\
 You are building procedural memory for an agent. Summarise how this task was solved as \
 a script that can be followed on similar tasks.
@@ -114,13 +118,61 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_build_procedure(sim: Any, task: Task, episode: Episode) -> MemoryNote:
+    """MemP: a script over the task's decomposition with the picked hints."""
+    rng = sim.rng("memp", task.id, sim.outcome(episode))
+    lib = sim.library
+    picks = sim.picks(task, episode, rng)
+    archs = sim.archetypes(task)
+    title = " Then ".join(lib.archetypes[a].title.split()[0] for a in archs) + " Procedure"
+    steps = (
+        sim.steps(task, picks, rng)
+        if episode.success
+        else [sim.first_sentence(sim.phrase(x, rng).content) for x in picks]
+    )
+    content = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+    meta = sim.union(*[sim.phrase(x, rng).meta for x in picks], source="memp")
+    return MemoryNote(title, content, "", sim.outcome(episode), 1, meta)
+
+
+def simulated_revise_procedure(sim: Any, note: MemoryNote, task: Task, episode: Episode) -> MemoryNote:
+    """MemP adjustment: append a check against the reported error; remove steps of
+    spurious advice that concerns the task (at the world's rate, `sim.notices`)."""
+    lib = sim.library
+    rng = sim.rng("memp:revise", task.id, note.text)
+    archs = sim.archetypes(task)
+    drop = [i for i in sim.misleading(note, archs) if sim.notices(rng)]
+    bad = {sim.first_sentence(p.content) for i in drop for p in lib.latents[i].phrasings}
+    lines = [ln for ln in note.content.splitlines() if not any(b in ln for b in bad)]
+    lines = [re.sub(r"^\d+\.\s*", "", ln) for ln in lines]
+    picks = sim.picks(task, episode, rng) if not episode.success else []
+    for lid in picks[:1]:
+        lines.append("Check: " + sim.first_sentence(sim.phrase(lid, rng).content))
+    lat = sim.latents(note.meta)
+    kept = sim.latent_meta(
+        lat["strategies"],
+        lat["errors"],
+        [i for i in lat["spurious"] if i not in drop],
+        source="memp",
+    )
+    extra = [sim.phrase(x, rng).meta for x in picks[:1]]
+    content = "\n".join(f"{i}. {s}" for i, s in enumerate(lines, 1))
+    return MemoryNote(
+        note.title,
+        content,
+        note.description,
+        note.polarity,
+        note.count,
+        sim.union(kept, *extra, source="memp"),
+    )
+
+
 class MemPOps(PromptedOps):
     """MemP's model operations (``build_procedure``, ``revise_procedure``) over a prompted chat
     model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(MEMP_BUILD,), schemas={"memp": SCHEMAS["memp"]}, canned=CANNED,
+               simulated=simulated_build_procedure)
     def build_procedure(self, task: Task, episode: Episode) -> MemoryNote:
         """MemP: the trajectory distilled into an abstract step-by-step script."""
         prompt = fill(MEMP_BUILD, query=task.text, trajectory=self._traj(episode))
@@ -128,6 +180,12 @@ class MemPOps(PromptedOps):
             "memp", prompt, lambda o: check_notes(o, ("procedures",), max_items=1)[0]
         )
 
+    @operation(
+        prompts=(MEMP_REVISE,),
+        schemas={"memp:revise": SCHEMAS["memp:revise"]},
+        canned=CANNED,
+        simulated=simulated_revise_procedure,
+    )
     def revise_procedure(self, note: MemoryNote, task: Task, episode: Episode) -> MemoryNote:
         """MemP adjustment: the retrieved procedure corrected with a failed episode."""
         prompt = fill(

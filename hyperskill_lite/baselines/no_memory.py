@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hyperskill_lite.core.records import MaintenanceReport
 from hyperskill_lite.methods.registry import MethodSpec, register_method
-from hyperskill_lite.types import Episode, MaintenanceReport, MemoryContext, Task
+from hyperskill_lite.types import Episode, MemoryContext, Task
 
 __all__ = ["NoMemory"]
 
@@ -27,6 +28,10 @@ class NoMemory:
     def stats(self) -> dict[str, int]:
         return {}
 
+    def retrieval_budget(self) -> dict[str, int]:
+        """It retrieves nothing (``run --k`` changes nothing)."""
+        return {}
+
     def save(self, path: Path) -> None:
         Path(path).mkdir(parents=True, exist_ok=True)
 
@@ -36,4 +41,4 @@ class NoMemory:
 
 register_method(MethodSpec("no-memory", "reference",
                            "no memory: the agent alone (the reference row)",
-                           lambda llm, enc, cfg: NoMemory(), exclude_self=True))
+                           lambda llm, enc, cfg: NoMemory(), exclude_self=True, takes_k="none"))

@@ -40,35 +40,82 @@ Not implemented: PlugMem's choice of one memory mode (episodic, semantic or proc
 per query; here both prescriptive and propositional units are candidates for every
 query.
 
-Prompted here, beside the memory: `PlugMemOps` (a `PromptedOps`, the class's ``OPS``)
-sends the prompts `PLUGMEM_STRUCTURE`, `PLUGMEM_QUERY`, `PLUGMEM_REASON` with their reply
-schemas (``SCHEMAS``) and has canned replies for the scripted test server (``CANNED``);
-SimLLM's offline version is in world/plugmem_ops.py.
+Its model operations, here beside the memory: `PlugMemOps` (a `PromptedOps`, the class's
+``OPS``) declares ``structure_knowledge``, ``plugmem_query``, ``distill_guidance`` once
+each: the prompts, reply schemas (``SCHEMAS``), canned replies for the scripted test
+server (``CANNED``), the prompted implementation and the simulated one inside SkillWorld
+(`simulated_structure_knowledge`, `simulated_plugmem_query`,
+`simulated_distill_guidance`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES
+from hyperskill_lite.agent.replies import clean_name
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
-from hyperskill_lite.baselines.ops.checks import (
-    _check_guidance,
-    _check_knowledge,
-    _dict_of_lists,
-    _numbered,
-    _outcome,
-)
-from hyperskill_lite.baselines.ops.notes import KnowledgeUpdate
+from hyperskill_lite.baselines.ops.checks import _body, _dict_of_lists, _numbered, _outcome
+from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _as_list, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.core.records import Polarity
 from hyperskill_lite.llm.structured import arr, boolean, integer, obj
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["PlugMem", "PlugMemOps"]
+__all__ = ["PlugMem", "PlugMemOps", "KnowledgeUpdate", "simulated_structure_knowledge",
+           "simulated_plugmem_query", "simulated_distill_guidance"]
 
 
-# ----------------------------------------------------------------- prompted operations
+@dataclass
+class KnowledgeUpdate:
+    """What PlugMem structures out of one episode: the subgoal `intents` it pursued,
+    `prescriptions` (how-to knowledge) as ``(intent index, note)`` and `propositions`
+    (facts) as ``(concept, note)``."""
+
+    intents: list[str] = field(default_factory=list)
+    prescriptions: list[tuple[int, MemoryNote]] = field(default_factory=list)
+    propositions: list[tuple[str, MemoryNote]] = field(default_factory=list)
+
+
+def _check_knowledge(obj: Any, success: bool) -> KnowledgeUpdate:
+    """PlugMem's structuring reply as a `KnowledgeUpdate`."""
+    if not isinstance(obj, dict):
+        raise ValueError(
+            f'expected {{"intents", "prescriptions", "propositions"}}, got {type(obj).__name__}'
+        )
+    intents = [s for s in (_clean(x) for x in _as_list(obj.get("intents"))) if s][:6]
+    pres, props = [], []
+    for it in _as_list(obj.get("prescriptions")):
+        if not isinstance(it, dict) or not _body(it):
+            continue
+        intent = _clean(it.get("intent") or "")
+        if intent and intent not in intents:
+            intents.append(intent)
+        i = intents.index(intent) if intent else 0
+        pol: Polarity = "success" if success or not it.get("avoid") else "failure"
+        pres.append((i, MemoryNote(clean_name(it.get("title") or ""), _body(it), polarity=pol)))
+    for it in _as_list(obj.get("propositions")):
+        if isinstance(it, dict) and _body(it):
+            props.append((_clean(it.get("concept") or "general"), MemoryNote("", _body(it))))
+    if pres and not intents:
+        raise ValueError('prescriptions need "intents" to attach to')
+    if not pres and not props:
+        raise ValueError("no prescriptions and no propositions")
+    return KnowledgeUpdate(intents, pres, props)
+
+
+def _check_guidance(obj: Any) -> MemoryNote | None:
+    """PlugMem's reasoning reply: one guidance note, or None when it has none."""
+    if not isinstance(obj, dict):
+        raise ValueError(f'expected {{"use", "guidance"}}, got {type(obj).__name__}')
+    text = _clean(obj.get("guidance") or "")
+    return MemoryNote("Guidance", text[:MAX_NOTE_CHARS]) if text else None
+
+
+# ----------------------------------------------------------------- model operations
 PLUGMEM_STRUCTURE = """\
 You are structuring an agent's episode into knowledge for a memory graph.
 
@@ -145,13 +192,69 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def simulated_structure_knowledge(sim: Any, task: Task, episode: Episode) -> KnowledgeUpdate:
+    """PlugMem: the decomposition's steps as intents; after a success a prescription
+    (the archetype's strategy) per step plus, at ``extract_spurious``, a spurious one;
+    after a failure the reported error under the step where it happened; a success
+    also yields one proposition (the established fact, no strategy in it)."""
+    lib, p = sim.library, sim.params
+    rng = sim.rng("plugmem", task.id, sim.outcome(episode))
+    lat = sim.task_latent(task)
+    plan = sim.plan(task)
+    intents = [t for t, _ in plan]
+    pres: list[tuple[int, MemoryNote]] = []
+    props: list[tuple[str, MemoryNote]] = []
+    seen = sim.seen(episode)
+    if episode.success:
+        for i, (_, arch) in enumerate(plan):
+            strategy = lib.archetypes[arch].strategy
+            pres.append((i, sim.note(strategy, rng, "plugmem", seen=seen)))
+        spurious = lib.spurious_for(list(lat["archetypes"]), "success")
+        if spurious and rng.random() < p.extract_spurious:
+            sp = spurious[int(rng.integers(len(spurious)))]
+            pres.append((int(rng.integers(len(plan))), sim.note(sp, rng, "plugmem", seen=seen)))
+        fact = f"For {lat['topic']}, the established answer was {episode.answer}."
+        props.append(
+            (
+                lat["topic"],
+                MemoryNote("", fact, "", "success", 1, sim.latent_meta(source="plugmem")),
+            )
+        )
+    else:
+        lid = sim.picks(task, episode, rng)[0]
+        at = [i for i, (_, a) in enumerate(plan) if lid in lib.archetypes[a].errors]
+        pres.append((at[0] if at else 0, sim.note(lid, rng, "plugmem", seen=seen)))
+    return KnowledgeUpdate(intents, pres, props)
+
+
+def simulated_plugmem_query(sim: Any, task: Task) -> dict[str, list[str]]:
+    """PlugMem retrieval, step 1: the decomposition's steps and the task's topic."""
+    lat = sim.task_latent(task)
+    return {"intents": sim.decompose(task), "concepts": [lat["topic"]]}
+
+
+def simulated_distill_guidance(sim: Any, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
+    """PlugMem retrieval, step 2: keep the notes that concern the archetypes of the
+    model's own reading of the task (its decomposition, `plan`, with the same noise:
+    a dropped step misses relevant knowledge, an added one lets unrelated knowledge
+    through); relevance is judged, soundness is not. Their first sentences joined
+    are the guidance, with the union of their metadata; None when nothing is kept."""
+    archs = list(dict.fromkeys(a for _, a in sim.plan(task)))
+    kept = [n for n in notes if sim.concerns(n, archs)]
+    if not kept:
+        return None
+    body = " ".join(f"Consider: {sim.first_sentence(n.content)}" for n in kept)
+    return MemoryNote(
+        "Guidance", body, "", "success", 1, sim.union(*[n.meta for n in kept], source="plugmem")
+    )
+
+
 class PlugMemOps(PromptedOps):
     """PlugMem's model operations (``structure_knowledge``, ``plugmem_query``,
     ``distill_guidance``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(PLUGMEM_STRUCTURE,), schemas={"plugmem": SCHEMAS["plugmem"]}, canned=CANNED,
+               simulated=simulated_structure_knowledge)
     def structure_knowledge(self, task: Task, episode: Episode) -> KnowledgeUpdate:
         """PlugMem: subgoal intents, prescriptive (how-to) and propositional (fact)
         knowledge structured out of one episode."""
@@ -163,6 +266,12 @@ class PlugMemOps(PromptedOps):
         )
         return self.chat_json("plugmem", prompt, lambda o: _check_knowledge(o, episode.success))
 
+    @operation(
+        prompts=(PLUGMEM_QUERY,),
+        schemas={"plugmem:query": SCHEMAS["plugmem:query"]},
+        canned=CANNED,
+        simulated=simulated_plugmem_query,
+    )
     def plugmem_query(self, task: Task) -> dict[str, list[str]]:
         """PlugMem retrieval, step 1: the task's subgoal intents and key concepts."""
         prompt = fill(PLUGMEM_QUERY, query=task.text)
@@ -170,6 +279,12 @@ class PlugMemOps(PromptedOps):
             "plugmem:query", prompt, lambda o: _dict_of_lists(o, ("intents", "concepts"), 6)
         )
 
+    @operation(
+        prompts=(PLUGMEM_REASON,),
+        schemas={"plugmem:reason": SCHEMAS["plugmem:reason"]},
+        canned=CANNED,
+        simulated=simulated_distill_guidance,
+    )
     def distill_guidance(self, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
         """PlugMem retrieval, step 2: reason over retrieved knowledge into guidance;
         None when the model judges none of it relevant."""

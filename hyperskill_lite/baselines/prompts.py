@@ -28,85 +28,56 @@ agent on web-research tasks needs:
   query's intents and concepts; reasoning over retrieved knowledge into guidance.
 
 Every template starts with a line no other prompt of this library starts with, so
-`scripted_reply` (a canned valid reply per prompt, each module's ``CANNED``, for the
-scripted test server) can tell them apart. `SCHEMAS` merges the modules' reply schemas;
-both come from every registered baseline's operations (`ops.every_baseline_ops`), so a
-new baseline's are included without an edit here.
+`scripted_reply` (a canned valid reply per prompt, for the scripted test server) can tell
+them apart. Nothing is listed here: `templates`, `schemas` and `scripted_reply` read every
+registered method's declared model operations (`MethodSpec.model_operations`, each
+declared once in its module with `methods.operations.operation`), so a new baseline's
+prompts are included without an edit here.
 
->>> REASONINGBANK_SUCCESS.splitlines()[0]
-'You are distilling a memory bank of reasoning strategies from an agent trajectory.'
+>>> from hyperskill_lite.baselines.generative_agents import GENERATIVE_IMPORTANCE
+>>> from hyperskill_lite.llm.text import fill
+>>> scripted_reply(fill(GENERATIVE_IMPORTANCE, memory="m"))
+{'importance': 6}
+>>> scripted_reply("Decompose this task") is None
+True
 
 Not here: the templates themselves and sending them (each baseline's module), checking
-replies (ops/checks.py), the HyperSkill prompts (methods/hyperskill/prompts.py).
+replies (ops/checks.py and each module), the HyperSkill prompts
+(methods/hyperskill/prompts.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import fill
-from hyperskill_lite.baselines.awm import AWM_INDUCE
-from hyperskill_lite.baselines.cheatsheet import CHEATSHEET_SYNTHESIZE
-from hyperskill_lite.baselines.cheatsheet_cu import CHEATSHEET_CURATE
-from hyperskill_lite.baselines.dilu import DILU_REFLECT
-from hyperskill_lite.baselines.expel import EXPEL_INSIGHTS, expel_prompt
-from hyperskill_lite.baselines.generative import GENERATIVE_RELEVANCE
-from hyperskill_lite.baselines.generative_agents import GENERATIVE_IMPORTANCE, GENERATIVE_REFLECT
-from hyperskill_lite.baselines.memevolve import LIGHTWEIGHT_EXTRACT, LIGHTWEIGHT_SHORTTERM
-from hyperskill_lite.baselines.memp import MEMP_BUILD, MEMP_REVISE
-from hyperskill_lite.baselines.ops.prompted import every_baseline_ops
-from hyperskill_lite.baselines.plugmem import PLUGMEM_QUERY, PLUGMEM_REASON, PLUGMEM_STRUCTURE
-from hyperskill_lite.baselines.reasoningbank import (
-    REASONINGBANK_FAILURE,
-    REASONINGBANK_SUCCESS,
-    reasoningbank_prompt,
-)
-from hyperskill_lite.baselines.voyager import VOYAGER_SKILL
+from hyperskill_lite.methods.operations import ModelOperation
+from hyperskill_lite.methods.registry import registered
 
-__all__ = [
-    "SCHEMAS",
-    "REASONINGBANK_SUCCESS",
-    "REASONINGBANK_FAILURE",
-    "EXPEL_INSIGHTS",
-    "AWM_INDUCE",
-    "GENERATIVE_RELEVANCE",
-    "GENERATIVE_IMPORTANCE",
-    "GENERATIVE_REFLECT",
-    "VOYAGER_SKILL",
-    "DILU_REFLECT",
-    "CHEATSHEET_SYNTHESIZE",
-    "CHEATSHEET_CURATE",
-    "MEMP_BUILD",
-    "MEMP_REVISE",
-    "LIGHTWEIGHT_EXTRACT",
-    "LIGHTWEIGHT_SHORTTERM",
-    "PLUGMEM_STRUCTURE",
-    "PLUGMEM_QUERY",
-    "PLUGMEM_REASON",
-    "fill",
-    "reasoningbank_prompt",
-    "expel_prompt",
-    "scripted_reply",
-]
+__all__ = ["operations", "templates", "schemas", "scripted_reply"]
 
-SCHEMAS: dict[str, dict[str, Any]] = dict(every_baseline_ops().SCHEMAS)
-"""The JSON schema of each operation's reply (keyed by the operation name its prompted
-method passes to ``chat_json``), every baseline's ``SCHEMAS`` merged."""
 
-_CANNED: list[tuple[str, Any]] = list(every_baseline_ops().CANNED)
+def operations() -> list[ModelOperation]:
+    """Every model operation a registered method declares, in registration order."""
+    return [op for spec in registered() for op in spec.model_operations]
+
+
+def templates() -> list[str]:
+    """Every prompt template of those operations (each once)."""
+    return list(dict.fromkeys(p for op in operations() for p in op.prompts))
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """The JSON schema of each reply, keyed by the operation name its prompted
+    implementation passes to ``chat_json``."""
+    return {key: schema for op in operations() for key, schema in op.schemas.items()}
 
 
 def scripted_reply(prompt: str) -> Any:
-    """A valid canned JSON reply for any baseline prompt, None for other prompts
-    (for the scripted server: ``text(json.dumps(scripted_reply(p)))``).
-
-    >>> scripted_reply(fill(GENERATIVE_IMPORTANCE, memory="m"))
-    {'importance': 6}
-    >>> scripted_reply("Decompose this task") is None
-    True
-    """
+    """A valid canned JSON reply for any declared prompt, None for other prompts (for the
+    scripted server: ``text(json.dumps(scripted_reply(p)))``)."""
     first = prompt.lstrip().splitlines()[0] if prompt.strip() else ""
-    for head, reply in _CANNED:
-        if first == head:
-            return reply
+    for op in operations():
+        for head, reply in op.canned_replies():
+            if first == head:
+                return reply
     return None

@@ -28,28 +28,31 @@ updates        append only                  -                            append 
 
 EvolveLab ships no provider of this method.
 
-Prompted here, beside the memory: `ReasoningBankOps` (a `PromptedOps`, the class's
-``OPS``) sends the prompts `REASONINGBANK_SUCCESS`, `REASONINGBANK_FAILURE` with their
-reply schemas (``SCHEMAS``) and has canned replies for the scripted test server
-(``CANNED``); SimLLM's offline version is in world/baseline_ops.py.
+Its model operation, here beside the memory: `ReasoningBankOps` (a `PromptedOps`, the
+class's ``OPS``) declares ``reasoning_items`` once: the prompts, reply schema
+(``SCHEMAS``), canned reply for the scripted test server (``CANNED``), the prompted
+implementation and the simulated one inside SkillWorld (`simulated_reasoning_items`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES, fill
+from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import check_notes
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
+from hyperskill_lite.core.records import Polarity
 from hyperskill_lite.llm.structured import arr, obj
-from hyperskill_lite.types import Episode, MemoryContext, Polarity, Task
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
+from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["ReasoningBank", "ReasoningBankOps"]
+__all__ = ["ReasoningBank", "ReasoningBankOps", "simulated_reasoning_items"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 _ITEM_RULES = """\
 Write up to 3 memory items. Each item has:
 - "title": a short name for the strategy (3-6 words), not specific to this task;
@@ -105,12 +108,27 @@ def reasoningbank_prompt(query: str, trajectory: str, success: bool) -> str:
     return fill(template, query=query, trajectory=trajectory)
 
 
+def simulated_reasoning_items(sim: Any, task: Task, episode: Episode) -> list[MemoryNote]:
+    """ReasoningBank: one memory item (title, description, content) per pick."""
+    rng = sim.rng("reasoningbank", task.id, sim.outcome(episode))
+    out: list[MemoryNote] = []
+    seen = sim.seen(episode)
+    for lid in sim.picks(task, episode, rng):
+        out.append(sim.note(lid, rng, "reasoningbank", tuple(n.title for n in out), seen))
+    return out
+
+
 class ReasoningBankOps(PromptedOps):
     """ReasoningBank's model operation (``reasoning_items``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(
+        prompts=(REASONINGBANK_SUCCESS,
+        REASONINGBANK_FAILURE,
+        ),
+        schemas=SCHEMAS,
+        canned=CANNED,
+        simulated=simulated_reasoning_items,
+    )
     def reasoning_items(self, task: Task, episode: Episode) -> list[MemoryNote]:
         """ReasoningBank: up to 3 memory items from a judged success or failure."""
         pol: Polarity = "success" if episode.success else "failure"

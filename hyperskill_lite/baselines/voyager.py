@@ -31,28 +31,31 @@ updates        addition, same name          addition                     additio
 EvolveLab column: read in bingreeky/MemEvolve,
 Flash-Searcher-main/EvolveLab/providers/voyager_memory_provider.py and config.py.
 
-Prompted here, beside the memory: `VoyagerOps` (a `PromptedOps`, the class's ``OPS``)
-sends the prompt `VOYAGER_SKILL` with its reply schema (``SCHEMAS``) and has a canned
-reply for the scripted test server (``CANNED``); SimLLM's offline version is in
-world/baseline_ops.py.
+Its model operation, here beside the memory: `VoyagerOps` (a `PromptedOps`, the class's
+``OPS``) declares ``describe_program`` once: the prompt, reply schema (``SCHEMAS``),
+canned reply for the scripted test server (``CANNED``), the prompted implementation and
+the simulated one inside SkillWorld (`simulated_describe_program`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from hyperskill_lite.agent.prompts import NAME, SENTENCES, fill
+from hyperskill_lite.agent.prompts import NAME, SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops import MemoryNote
 from hyperskill_lite.baselines.ops.checks import _need_description, check_notes
+from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import STEPS_SCHEMA, PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
+from hyperskill_lite.llm.text import fill
+from hyperskill_lite.methods.operations import operation
 from hyperskill_lite.types import Episode, MemoryContext, Task
 
-__all__ = ["Voyager", "VoyagerOps"]
+__all__ = ["Voyager", "VoyagerOps", "simulated_describe_program"]
 
 
-# ----------------------------------------------------------------- prompted operations
+# ----------------------------------------------------------------- model operations
 VOYAGER_SKILL = """\
 You are adding a verified skill to an agent's skill library. The agent solved this task:
 
@@ -93,12 +96,42 @@ CANNED: list[tuple[str, Any]] = [
 for the scripted test server)."""
 
 
+def _camel(name: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", name)
+    return (words[0].lower() + "".join(w.capitalize() for w in words[1:])) if words else "skill"
+
+
+def simulated_describe_program(sim: Any, task: Task, episode: Episode) -> MemoryNote:
+    """Voyager: the procedure of a verified success as a camelCase-named skill with a
+    2-sentence description (its retrieval key) and the program steps."""
+    if not episode.success:
+        raise ValueError("Voyager adds only verified successful programs; got a failure")
+    rng = sim.rng("voyager", task.id)
+    lib = sim.library
+    picks = sim.picks(task, episode, rng)
+    archs = sim.archetypes(task)
+    lead = sim.phrase(picks[0], rng, seen=sim.seen(episode))
+    name = _camel(lead.name)
+    desc = (
+        f"Solves tasks that {lib.archetypes[archs[0]].title[0].lower()}"
+        f"{lib.archetypes[archs[0]].title[1:]}"
+        + "".join(
+            f", then {lib.archetypes[a].title[0].lower()}{lib.archetypes[a].title[1:]}"
+            for a in archs[1:]
+        )
+        + f". {sim.first_sentence(lead.content)}"
+    )
+    steps = sim.steps(task, picks, rng)
+    program = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+    meta = sim.union(*[sim.phrase(x, rng).meta for x in picks], source="voyager")
+    return MemoryNote(name, program, desc, "success", 1, meta)
+
+
 class VoyagerOps(PromptedOps):
     """Voyager's model operation (``describe_program``) over a prompted chat model."""
 
-    SCHEMAS = SCHEMAS
-    CANNED = CANNED
-
+    @operation(prompts=(VOYAGER_SKILL,), schemas=SCHEMAS, canned=CANNED,
+               simulated=simulated_describe_program)
     def describe_program(self, task: Task, episode: Episode) -> MemoryNote:
         """Voyager: the verified procedure as a named skill with a description."""
         prompt = fill(VOYAGER_SKILL, query=task.text, trajectory=self._traj(episode))

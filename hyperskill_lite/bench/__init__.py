@@ -15,6 +15,7 @@ True
 
 from hyperskill_lite.bench.cipher import xbench_decrypt, xbench_encrypt
 from hyperskill_lite.bench.errors import BenchmarkDataError
+from hyperskill_lite.bench.gaia import GAIA_SPLITS, load_gaia
 from hyperskill_lite.bench.judges import (
     GT_JUDGE_PROMPT,
     JUDGES,
@@ -27,21 +28,17 @@ from hyperskill_lite.bench.judges import (
     parse_verdict,
 )
 from hyperskill_lite.bench.loaders import (
-    BENCHMARKS,
-    GAIA_SPLITS,
     load_benchmark,
-    load_gaia,
     load_tasks_jsonl,
     load_webwalkerqa,
     load_xbench,
-    resolve_snapshot,
 )
+from hyperskill_lite.bench.rows import resolve_snapshot
 from hyperskill_lite.bench.scoring import gaia_scorer
 from hyperskill_lite.bench.submission import SUBMISSION, submission_rows, write_submission
 from hyperskill_lite.bench.templates import gaia_prompt, webwalkerqa_prompt, xbench_prompt
 
 __all__ = [
-    "BENCHMARKS",
     "GAIA_SPLITS",
     "NoJudge",
     "OutcomeJudge",

@@ -5,7 +5,7 @@ Each loader returns tasks with `id`, `question` (the raw text as in the file), `
 (the row number and benchmark-specific fields). Files are read in order; only
 WebWalkerQA is subsampled, exactly as the paper's reference sampler does it.
 
-- GAIA: gaia.py (`load_gaia`, re-exported here): metadata JSONL or parquet, a snapshot
+- GAIA: gaia.py (`load_gaia`): metadata JSONL or parquet, a snapshot
   of ``gaia-benchmark/GAIA``; the test split's withheld answers ("?") are never gold.
 - WebWalkerQA (JSONL, a JSON array or parquet, or a snapshot of
   ``callanwu/WebWalkerQA`` holding a ``main`` split file): `question`, `answer`,
@@ -34,7 +34,7 @@ from typing import Any
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS, OutsideFolder, contained
 from hyperskill_lite.bench.cipher import xbench_decrypt
 from hyperskill_lite.bench.errors import BenchmarkDataError
-from hyperskill_lite.bench.gaia import GAIA_COLUMNS, GAIA_SPLITS, load_gaia
+from hyperskill_lite.bench.gaia import load_gaia
 from hyperskill_lite.bench.rows import (
     check_unique,
     field,
@@ -46,23 +46,16 @@ from hyperskill_lite.bench.rows import (
     text_value,
 )
 from hyperskill_lite.bench.templates import webwalkerqa_prompt, xbench_prompt
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.types import Task
 
 __all__ = [
-    "BENCHMARKS",
-    "GAIA_SPLITS",
-    "GAIA_COLUMNS",
     "XBENCH_COLUMNS",
-    "load_gaia",
     "load_webwalkerqa",
     "load_xbench",
     "load_benchmark",
     "load_tasks_jsonl",
-    "resolve_snapshot",
 ]
-
-BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-"""The benchmark names `load_benchmark` and `Task.benchmark` use."""
 
 XBENCH_COLUMNS = ("id", "prompt", "answer", "canary")
 """Columns an xBench CSV must have (`reference_steps` is optional and not loaded)."""

@@ -13,7 +13,7 @@ the file always holds every task of the run.
 >>> rows
 [{'task_id': 't1', 'model_answer': '42', 'reasoning_trace': 'Step 1 ...'}]
 
-Not here: running the episodes (runner.py), judging (judges.py).
+Not here: running the episodes (runner/), judging (judges.py).
 """
 
 from __future__ import annotations

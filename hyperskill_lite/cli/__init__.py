@@ -50,10 +50,10 @@ from hyperskill_lite.cli import sweep as sweep_cmd
 from hyperskill_lite.cli.options import Parser, global_options
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.logs import setup_logging
-from hyperskill_lite.methods import registered
-from hyperskill_lite.runner import RunError, StorageError
+from hyperskill_lite.methods.registry import registered
 from hyperskill_lite.runner.episode import is_storage_error
-from hyperskill_lite.runner.files import clear_all_inflight, resume_inflight_marking
+from hyperskill_lite.runner.files import RunError, StorageError
+from hyperskill_lite.runner.inflight import clear_all_inflight, resume_inflight_marking
 
 __all__ = ["main", "build_parser", "version"]
 

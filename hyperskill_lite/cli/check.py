@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
-from hyperskill_lite.agent.tools import PythonSandbox, reader_lines, reader_report
 from hyperskill_lite.agent.tools.preflight import check_sandbox
-from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
+from hyperskill_lite.agent.tools.readers import reader_lines, reader_report
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox
 from hyperskill_lite.cli import model_options
+from hyperskill_lite.llm.client import ENV_MODEL
 from hyperskill_lite.llm.preflight import CAPABILITIES, preflight_run
+from hyperskill_lite.llm.settings import make_llms
 
 __all__ = ["add_parser", "command"]
 
@@ -54,9 +57,12 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def command(args: argparse.Namespace) -> int:
+    if not (args.model or os.environ.get(ENV_MODEL)):
+        raise ValueError(f"check needs a model name: --model NAME (or set {ENV_MODEL}), as "
+                         "the server lists it at /v1/models")
     settings = model_options.settings_from_args(args)
-    agent, judge = model_options.make_llms(settings, base_url=args.base_url, model=args.model,
-                                           structured=args.structured)
+    agent, judge = make_llms(settings, base_url=args.base_url, model=args.model,
+                             structured=args.structured)
     found = preflight_run(agent, judge, needs=args.needs or (),
                           transcription_model=args.transcription_model)
     isolation = check_sandbox(PythonSandbox(isolation=args.sandbox))  # PreflightError: exit 2

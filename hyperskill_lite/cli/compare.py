@@ -13,8 +13,10 @@ from pathlib import Path
 from hyperskill_lite.cli import protocol_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1, method_name
 from hyperskill_lite.compare import DEFAULT_METHODS, compare
-from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES
+from hyperskill_lite.core.embed import ENCODERS
 from hyperskill_lite.runner.files import kept
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
 __all__ = ["add_parser", "command"]
 

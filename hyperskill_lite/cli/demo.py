@@ -10,7 +10,7 @@ settings finds the runs complete and prints the same table; a folder that exists
 empty and is not a demo folder is refused, and nothing in it is touched. Figures go to
 ``OUT/figures/`` unless ``--figures DIR`` names another folder.
 
-Not here: the runs (launch.py, runner.py), the figures (plots/viz.py).
+Not here: the runs (launch.py, runner/), the figures (plots/runs.py).
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
 from hyperskill_lite.cli.options import at_least_1
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import ENCODERS, PHRASINGS, PROFILES, RunSpec, execute, prepare
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name
+from hyperskill_lite.launch import RunSpec, execute, prepare
 from hyperskill_lite.methods import CORE_METHODS
-from hyperskill_lite.plots import viz
-from hyperskill_lite.runner import summarize, summary_table
+from hyperskill_lite.plots.runs import demo_figures
+from hyperskill_lite.runner.summary import summarize, summary_table
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
 __all__ = ["add_parser", "command", "DEMO_FILE"]
 
@@ -74,7 +76,7 @@ def command(args: argparse.Namespace) -> int:
           f"{args.phrasing} phrasing (offline simulation: these are NOT the paper's numbers)")
     print(summary_table(rows))
     figures = args.figures if args.figures is not None else args.out / "figures"
-    for p in viz.demo_figures(all_records, figures, title=f"SkillWorld {args.profile}"):
+    for p in demo_figures(all_records, figures, title=f"SkillWorld {args.profile}"):
         print(f"wrote {p}")
     (args.out / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
     print(f"total {time.perf_counter() - t_start:.1f} s")

@@ -6,8 +6,8 @@ marker file; a folder that already carries that marker is the command's own and 
 written into again; anything else (a file, or a non-empty folder without the marker) is
 refused with one line and nothing in it is touched. Nothing here deletes anything.
 
-Not here: run folders (runner.py has their own rule: a folder holding another run is
-refused), saved memories (core/io.py).
+Not here: run folders (runner/files.py has their own rule: a folder holding another run
+is refused), saved memories (core/io/).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ import argparse
 import time
 from pathlib import Path
 
-from hyperskill_lite.studio import build_studio, expand_runs, is_studio_page
+from hyperskill_lite.studio import build_studio
+from hyperskill_lite.studio.render import is_studio_page
+from hyperskill_lite.studio.runs import expand_runs
 
 __all__ = ["add_parser", "command", "DEFAULT_NAME"]
 

@@ -3,8 +3,8 @@
 
 `add_arguments(group)` adds them to an argparse group; `settings_from_args(args)` turns
 the parsed values into one `llm.settings.ModelSettings` (checked, so an impossible
-value is one ``error:`` line and exit 2); `make_llms` (re-exported from
-llm/settings.py) builds the agent's and the judge's `PromptedLLM` from it.
+value is one ``error:`` line and exit 2), from which `llm.settings.make_llms` builds the
+agent's and the judge's `PromptedLLM`.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_arguments(p)
@@ -23,13 +23,9 @@ import math
 from typing import Any
 
 from hyperskill_lite.llm.client import DEFAULT_TIMEOUT
-from hyperskill_lite.llm.settings import ModelSettings, make_llms, parse_extra_body
+from hyperskill_lite.llm.settings import MODEL_FIELDS, ModelSettings, parse_extra_body
 
-__all__ = ["add_arguments", "settings_from_args", "make_llms", "DESTS"]
-
-DESTS = ("temperature", "top_p", "max_tokens", "timeout", "max_retries", "extra_body",
-         "judge_model", "judge_base_url", "judge_temperature")
-"""The argparse destinations `add_arguments` defines."""
+__all__ = ["add_arguments", "settings_from_args"]
 
 
 def _number(low: float, high: float, low_open: bool = False):
@@ -99,7 +95,7 @@ def add_arguments(group: Any) -> None:
 def settings_from_args(args: argparse.Namespace) -> ModelSettings:
     """The `ModelSettings` of parsed options (missing ones take their defaults)."""
     d = ModelSettings()
-    values = {k: getattr(args, k, getattr(d, k)) for k in DESTS}
+    values = {k: getattr(args, k, getattr(d, k)) for k in MODEL_FIELDS}
     for k in ("temperature", "judge_temperature", "timeout"):
         values[k] = float(values[k])
     return ModelSettings(**values).check()

@@ -20,9 +20,10 @@ import argparse
 from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
-from hyperskill_lite.plots.viz import report_figures
+from hyperskill_lite.plots.runs import report_figures
 from hyperskill_lite.protocol import EvalProtocol
-from hyperskill_lite.runner import memory_health, summarize, summary_table
+from hyperskill_lite.runner.health import memory_health
+from hyperskill_lite.runner.summary import summarize, summary_table
 from hyperskill_lite.studio.runs import expand_runs, read_run, run_names
 
 __all__ = ["add_parser", "command"]

@@ -11,7 +11,7 @@ recorded as failed, never replayed) exits 3 (`EXIT_ERRORED`) and its last line s
 many. A GAIA test-split run
 (``--split test``) is never judged and writes ``OUT/submission.jsonl``.
 
-Not here: building the run's parts (launch.py), the episode loop (runner.py).
+Not here: building the run's parts (launch.py), the episode loop (runner/loop.py).
 """
 
 from __future__ import annotations
@@ -27,30 +27,16 @@ from hyperskill_lite.cli.options import at_least_1, fraction, method_help, metho
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.launch import (
-    BENCHMARKS,
-    ENCODERS,
-    PHRASINGS,
-    PROFILES,
-    RunSpec,
-    check_server,
-    encoder_known,
-    execute,
-    prepare,
-)
+from hyperskill_lite.core.embed import ENCODERS, encoder_known
+from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.preflight import CAPABILITIES
-from hyperskill_lite.runner import (
-    RunError,
-    health_line,
-    kept_text,
-    read_records,
-    resume_problem,
-    run_settings,
-    summarize,
-    summary_table,
-)
-from hyperskill_lite.runner.files import check_out_folder
+from hyperskill_lite.runner.files import RunError, check_out_folder, kept_text, read_records
+from hyperskill_lite.runner.loop import resume_problem, run_settings
+from hyperskill_lite.runner.summary import health_line, summarize, summary_table
 from hyperskill_lite.sweep.execute import every_episode_failed
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
 __all__ = ["add_parser", "spec_from_args", "command", "interrupted", "EXIT_ERRORED"]
 
@@ -74,7 +60,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                    help="the embedding (also a recorded name such as "
                    "'hashing(dim=64,seed=3)', as compare's cells pass it)")
     r.add_argument("--k", type=at_least_1, default=None,
-                   help="one retrieval budget for k_u, k_e, k_s (default: the config's 2)")
+                   help="the method's retrieval count: HyperSkill's k_u, k_e and k_s (default "
+                   "2), a baseline's k (default 3); run.json records what the method used")
     r.add_argument("--prune-mode", choices=list(PRUNE_MODES), default=None,
                    help="how rho is read (default: the config's, \"ratio\"; see HyperSkillConfig)")
     r.add_argument("--rho", type=fraction, default=None,

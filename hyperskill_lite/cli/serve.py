@@ -25,8 +25,8 @@ from hyperskill_lite import logs
 from hyperskill_lite.cli import model_options
 from hyperskill_lite.cli.options import at_least_0, at_least_1
 from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.core.embed import encoder_by_name
-from hyperskill_lite.launch import ENCODERS
+from hyperskill_lite.core.embed import ENCODERS, encoder_by_name
+from hyperskill_lite.llm.settings import make_llms
 
 __all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]
 
@@ -105,7 +105,7 @@ def _model_config(args: argparse.Namespace) -> Any:
     model = args.model or os.environ.get("HYPERSKILL_MODEL")
     llm = None
     if args.llm in ("auto", "model") and model:
-        agent, _judge = model_options.make_llms(
+        agent, _judge = make_llms(
             model_options.settings_from_args(args), base_url=args.base_url, model=model,
             benchmark=args.benchmark, structured=args.structured)
         llm = agent

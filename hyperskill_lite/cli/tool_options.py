@@ -22,7 +22,7 @@ import os
 import urllib.parse
 from pathlib import Path
 
-from hyperskill_lite.agent.tools.providers import provider_classes
+from hyperskill_lite.agent.tools.providers.base import provider_classes
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 from hyperskill_lite.agent.tools.settings import (
     ENV_SEARCH,

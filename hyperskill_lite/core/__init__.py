@@ -27,6 +27,8 @@ the toolkit builds on the core, never the other way round (tests/test_layers.py)
 """
 
 from hyperskill_lite.core.config import HyperSkillConfig, maintenance_period
+from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
+from hyperskill_lite.core.elements import EdgeView, NodeView
 from hyperskill_lite.core.embed import (
     CachedEncoder,
     Encoder,
@@ -35,24 +37,17 @@ from hyperskill_lite.core.embed import (
     default_encoder,
     encoder_by_name,
 )
-from hyperskill_lite.core.io import (
-    MemoryFormatError,
-    MemoryLockedError,
-    load_memory,
-    memory_lock,
-    save_memory,
-)
+from hyperskill_lite.core.io.layout import MemoryFormatError, MemoryLockedError
+from hyperskill_lite.core.io.read import load_memory
+from hyperskill_lite.core.io.write import memory_lock, save_memory
 from hyperskill_lite.core.maintenance import (
-    TemplateMerger,
-    cooccurrence_matrix,
     maintain,
     merge,
     merge_candidates,
-    propagate,
     prune,
     prune_selection,
 )
-from hyperskill_lite.core.memory import EdgeView, HypergraphMemory, NodeView
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.records import (
     ContextItem,
@@ -62,7 +57,12 @@ from hyperskill_lite.core.records import (
     Skill,
     skill_text,
 )
-from hyperskill_lite.core.retrieval import Retrieval, format_context, kappa_counts, retrieve, top_k
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.retrieval.context import format_context
+from hyperskill_lite.core.retrieval.ranking import kappa_counts
+from hyperskill_lite.core.retrieval.result import Retrieval
+from hyperskill_lite.core.retrieval.scores import top_k
+from hyperskill_lite.core.template_merger import TemplateMerger
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.core.views import edges_frame, nodes_frame, to_hypernetx
 

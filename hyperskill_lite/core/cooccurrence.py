@@ -3,8 +3,7 @@ co-occurrence W over the hyperedges (Eq. 12) and the propagation of the skill em
 over it (Eq. 13), whose cosines pick the merge pairs (Eq. 14, maintenance.py).
 
 Pure functions on arrays: sparse throughout, no n x n dense array is ever formed.
-``merge`` (maintenance.py) maps them onto a ``HypergraphMemory``; both are re-exported
-from maintenance.py.
+``merge`` (maintenance.py) maps them onto a ``HypergraphMemory``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ True
 >>> lock.exists()
 False
 
-Not here: what is written under the lock (io.py), waiting for a lock (a second writer
+Not here: what is written under the lock (io/), waiting for a lock (a second writer
 is refused at once), locks across machines (flock over NFS is unreliable), and Windows
 (no ``fcntl``: the block runs unlocked).
 """

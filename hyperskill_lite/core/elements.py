@@ -3,8 +3,7 @@
 skill polarities and their codes (`POLARITIES`); and `Retrieved`, what the stats update
 (§3.4) needs from a retrieval.
 
-`HypergraphMemory` (memory.py) builds the snapshots and takes a `Retrieved`; both are
-re-exported there. Not here: the memory itself and its storage (memory.py, store.py).
+`HypergraphMemory` (memory.py) builds the snapshots and takes a `Retrieved`. Not here: the memory itself and its storage (memory.py, store.py).
 """
 
 from __future__ import annotations

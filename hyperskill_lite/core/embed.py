@@ -49,6 +49,8 @@ __all__ = [
     "MiniLMEncoder",
     "default_encoder",
     "encoder_by_name",
+    "encoder_known",
+    "ENCODERS",
     "minilm_available",
     "setup_seconds",
 ]
@@ -436,7 +438,39 @@ def minilm_available() -> bool:
 
 
 _SHARED: dict[str, CachedEncoder] = {}
-_HASHING_NAME = re.compile(r"hashing(?:\(dim=(\d+),seed=(-?\d+)\))?")
+
+ENCODERS = ("minilm", "hashing")
+"""The encoders by name (``--encoder``, a sweep's ``encoder``); a name an `Encoder`
+records (its ``name``: "minilm(all-MiniLM-L6-v2)", "hashing(dim=64,seed=3)") names one
+too (`encoder_known`)."""
+
+_ENCODER_NAME = re.compile(r"(?P<minilm>minilm)(?:\(.*)?|hashing(?:\(dim=(?P<dim>\d+),seed=(?P<seed>-?\d+)\))?",
+                           re.S)
+"""The one rule for an encoder's name: "minilm", "minilm(...)", "hashing" or
+"hashing(dim=D,seed=S)" (case and surrounding space aside)."""
+
+
+def _encoder_of(name: str) -> tuple[type[CachedEncoder], dict[str, Any]] | None:
+    """(class, constructor arguments) `name` names (`_ENCODER_NAME`), or None."""
+    m = _ENCODER_NAME.fullmatch(name.strip().lower())
+    if m is None:
+        return None
+    if m.group("minilm"):
+        return MiniLMEncoder, {}
+    return HashingEncoder, ({"dim": int(m.group("dim")), "seed": int(m.group("seed"))}
+                            if m.group("dim") else {})
+
+
+def encoder_known(name: str) -> bool:
+    """Whether `name` names an encoder `encoder_by_name` builds, checked without building
+    it.
+
+    >>> encoder_known("hashing(dim=64,seed=3)"), encoder_known("minilm(all-MiniLM-L6-v2)")
+    (True, True)
+    >>> encoder_known("word2vec"), encoder_known("hashing(dim=64)")
+    (False, False)
+    """
+    return _encoder_of(name) is not None
 
 
 def encoder_by_name(name: str, **kwargs: Any) -> CachedEncoder:
@@ -447,15 +481,10 @@ def encoder_by_name(name: str, **kwargs: Any) -> CachedEncoder:
     >>> encoder_by_name("hashing(dim=32,seed=1)").dim
     32
     """
-    key = name.strip().lower()
-    if key.startswith("minilm"):
-        cls: type[CachedEncoder] = MiniLMEncoder
-        args: dict[str, Any] = {}
-    elif m := _HASHING_NAME.fullmatch(key):
-        cls = HashingEncoder
-        args = {"dim": int(m.group(1)), "seed": int(m.group(2))} if m.group(1) else {}
-    else:
+    found = _encoder_of(name)
+    if found is None:
         raise ValueError(f"unknown encoder {name!r}: expected 'minilm' or 'hashing'")
+    cls, args = found
     if kwargs:
         return cls(**{**args, **kwargs})
     shared_key = f"{cls.__name__}:{sorted(args.items())}"

@@ -18,12 +18,12 @@ One maintenance cycle is ``prune`` then ``merge``:
    mistake): that restriction is our addition, ``config.merge_scope="all"`` lifts it.
 
 The pure parts (``cooccurrence_matrix``, ``propagate``, ``merge_candidates``,
-``prune_selection``; the first two, Eqs. 12-13, in ``core/cooccurrence.py``, re-exported
-here) work on arrays and indices only, stay sparse or
+``prune_selection``; the first two, Eqs. 12-13, in ``core/cooccurrence.py``) work on
+arrays and indices only, stay sparse or
 blockwise, and never form an n x n dense array; ``prune``, ``merge`` and ``maintain``
 map them onto a ``HypergraphMemory`` through its public methods. ``TemplateMerger``
-(``core/template_merger.py``, re-exported here) condenses two skills without a model so
-maintenance runs offline. The notebook on
+(``core/template_merger.py``) condenses two skills without a model so maintenance runs
+offline. The notebook on
 memory evolution walks through all of it.
 
 Merging runs one greedy round
@@ -43,16 +43,12 @@ import numpy as np
 
 from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.records import Fragment, MaintenanceReport, Skill
-from hyperskill_lite.core.template_merger import TemplateMerger
 
 if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
 __all__ = [
     "Merger",
-    "TemplateMerger",
-    "cooccurrence_matrix",
-    "propagate",
     "merge_candidates",
     "prune_selection",
     "shared_fragments",

@@ -13,17 +13,18 @@ edge row) pairs kept sorted by edge, from which a scipy.sparse incidence matrix 
 lazily and cached until the next change.
 
 Retrieval, maintenance and files are functions over a memory, not methods of it, so the
-modules depend one way (retrieval.py, maintenance.py, io.py and views.py import this
-module; it imports none of them): ``retrieve(memory, task, plan)``, ``maintain(memory,
+modules depend one way (retrieval/, maintenance.py, io/ and views.py import this module;
+it imports none of them): ``retrieve(memory, task, plan)``, ``maintain(memory,
 merger)``, ``save_memory(memory, path)``, ``load_memory(path)``, ``nodes_frame(memory)``.
 
 The snapshots `NodeView` / `EdgeView`, `POLARITIES` and the `Retrieved` protocol are
-defined in elements.py, and the maintenance-side reads and edits (`skill_incidence`,
-`remove_nodes`, `merge_nodes`, ...) in edits.py, which `HypergraphMemory` inherits; all of
-them are importable from here too.
+defined in elements.py; the maintenance-side reads and edits (`skill_incidence`,
+`remove_nodes`, `merge_nodes`, ...) in edits.py and the vectorised public reads by row
+(`columns`, `row_gammas`, `memberships`, `incidence`: what every reader outside core/
+uses) in reads.py, both of which `HypergraphMemory` inherits.
 
-Not here: retrieval (retrieval.py), pruning and merging policy (maintenance.py), files
-(io.py), DataFrame / HyperNetX views (views.py), and any LLM call.
+Not here: retrieval (retrieval/), pruning and merging policy (maintenance.py), files
+(io/), DataFrame / HyperNetX views (views.py), and any LLM call.
 """
 
 from __future__ import annotations
@@ -40,15 +41,15 @@ from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.edits import MemoryEdits
 from hyperskill_lite.core.elements import POLARITIES, EdgeView, NodeView, Retrieved
 from hyperskill_lite.core.embed import Encoder, default_encoder
-from hyperskill_lite.core.meta import merge_meta  # noqa: F401 (importable from here, as before)
+from hyperskill_lite.core.reads import MemoryReads
 from hyperskill_lite.core.records import Skill, skill_text
 from hyperskill_lite.core.store import Incidence, Rows
 from hyperskill_lite.core.utility import utility
 
-__all__ = ["HypergraphMemory", "NodeView", "EdgeView", "Retrieved", "POLARITIES"]
+__all__ = ["HypergraphMemory"]
 
 
-class HypergraphMemory(MemoryEdits):
+class HypergraphMemory(MemoryEdits, MemoryReads):
     """HyperSkill's memory: subtask and skill nodes, trajectory hyperedges, Eq. 3 stats.
 
     >>> from hyperskill_lite.core.embed import HashingEncoder

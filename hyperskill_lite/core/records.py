@@ -5,10 +5,9 @@ goes into a skill node (c_s with its polarity), a `Fragment` is what a merger se
 hyperedge two merge candidates share, a `ContextItem` is one retrieved piece
 shown to the agent, a `MaintenanceReport` says what one cycle of Algorithm "Periodic
 Memory Evolution" did. They live in `core/` so the core imports nothing else of the
-package; `hyperskill_lite.types` re-exports them beside the runner's vocabulary (tasks,
-episodes, protocols).
+package; the runner's vocabulary (tasks, episodes, protocols) is `hyperskill_lite.types`.
 
-Not here: anything that computes (memory.py, retrieval.py, maintenance.py).
+Not here: anything that computes (memory.py, retrieval/, maintenance.py).
 """
 
 from __future__ import annotations

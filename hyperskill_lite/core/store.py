@@ -9,9 +9,11 @@ are found by binary search, which retrieval does) and builds the sparse incidenc
 B (n_nodes, n_edges) from them lazily, cached until the next change. Each can list its
 own broken invariants (`problem`), which `HypergraphMemory.validate` reports.
 
-Both are private to the memory (memory.py, retrieval.py, io.py read them as friends).
+Both are private to the memory (memory.py, retrieval/, io/ read them as friends; every
+other reader uses the memory's public read API, reads.py).
+
 Not here: ids across kinds, dedup, stats updates or any equation beyond storing its inputs
-(memory.py), and any file format (io.py).
+(memory.py), and any file format (io/).
 
 >>> rows = Rows("s", 4, ("name",), {})
 >>> rows.add(np.array([1.0, 0, 0, 0]), {}, name="a"), rows.add(np.eye(4)[1], {}, name="b")
@@ -109,7 +111,7 @@ class Rows:
         float32 (may be read-only: the first append copies it into a growable array),
         `nums` (n,) int64 the numeric part of the ids, `text` column -> n strings,
         `meta` n dicts, `num` column -> (n,) array (sigma, nu, tbar and the extras). All
-        rows are alive. The caller has checked the columns (io.py)."""
+        rows are alive. The caller has checked the columns (io/)."""
         self = cls(prefix, emb.shape[1], tuple(text), {})
         n = emb.shape[0]
         self.n = n

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from hyperskill_lite.core.meta import merge_meta
 from hyperskill_lite.core.records import Fragment, Skill
 
-__all__ = ["TemplateMerger"]
+__all__ = ["TemplateMerger", "SENTENCE_END"]
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+"""Where a sentence ends: after ``.``, ``!`` or ``?`` and whitespace (the one rule the
+merger and SkillWorld's texts split sentences by)."""
 _FILLER = {"success": ["Combined", "Strategy"], "failure": ["Combined", "Mistake"]}
 _CLOSING = (
     "Apply it wherever either original skill applied.",
@@ -25,7 +27,7 @@ _CLOSING = (
 
 def _sentences(text: str) -> list[str]:
     out = []
-    for s in _SENTENCE_END.split(text.strip()):
+    for s in SENTENCE_END.split(text.strip()):
         s = s.strip()
         if s:
             out.append(s if s[-1] in ".!?" else s + ".")

@@ -5,7 +5,7 @@ its stats and gamma (Eq. 3); `to_hypernetx(memory)` gives a `hypernetx.Hypergrap
 drawings (plots/drawing.py). pandas and HyperNetX are imported inside the functions, so
 the core still needs only numpy and scipy.
 
-Not here: files (io.py), drawing (plots/).
+Not here: files (io/), drawing (plots/).
 """
 
 from __future__ import annotations

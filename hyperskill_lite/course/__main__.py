@@ -16,8 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 from hyperskill_lite.course.exercises import NotebookError
-from hyperskill_lite.course.grade import ISOLATIONS, REPO_NOTEBOOKS, format_report, grade_notebook
+from hyperskill_lite.course.grade import REPO_NOTEBOOKS, format_report, grade_notebook
 from hyperskill_lite.course.student import StudentCopyError, write_student_copies
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.tools.sandbox import PythonSandbox, bwrap_command, safe_env
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, bwrap_command, safe_env
 from hyperskill_lite.core.cache import cache_dir, cache_enabled
 from hyperskill_lite.course.autograde import ASSIGNMENT, STUDENT
 from hyperskill_lite.course.contained import GRADER, ISOLATION_ENV
@@ -52,10 +52,9 @@ from hyperskill_lite.course.exercises import (
     read_notebook,
 )
 
-__all__ = ["ExerciseGrade", "GradeReport", "ISOLATIONS", "REPO_NOTEBOOKS", "bwrap_problem",
+__all__ = ["ExerciseGrade", "GradeReport", "REPO_NOTEBOOKS", "bwrap_problem",
            "format_report", "grade_notebook"]
 
-ISOLATIONS = ("bwrap", "process")
 PACKAGE = Path(__file__).resolve().parents[1]
 REPO_NOTEBOOKS = PACKAGE.parent / "notebooks"
 GRADER_NAMES = {"check", "check_function", "verify_answer", "verify_function",

@@ -18,11 +18,12 @@ of the agent or of any memory method.
 
 The error family these raise is in errors.py (importable without this package). What the
 client is asked lives beside each asker: HyperSkill's prompted operations in
-methods/hyperskill/ops.py, the baselines' in baselines/ops.py, the judges in
+methods/hyperskill/ops.py, the baselines' in their modules (baselines/), the judges in
 bench/judges.py. The tools' share of the preflight (the sandbox, the media capabilities
 the tasks need) is in agent/tools/preflight.py.
 """
 
-from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ChatReply, PromptedLLM
+from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, PromptedLLM
+from hyperskill_lite.llm.wire import ChatReply
 
 __all__ = ["PromptedLLM", "ChatReply", "DEFAULT_TIMEOUT"]

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from hyperskill_lite.errors import CassetteMiss
 
-__all__ = ["Cassette", "CassetteMiss", "request_key", "env_secrets", "FORMAT", "VERSION"]
+__all__ = ["Cassette", "request_key", "env_secrets", "FORMAT", "VERSION"]
 
 FORMAT = "hyperskill-cassette"
 VERSION = 1

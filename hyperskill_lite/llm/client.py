@@ -3,7 +3,7 @@
 `PromptedLLM` sends chat requests to vLLM's OpenAI server or a hosted API and returns
 checked JSON (`chat_json`); what it is asked is up to its callers: HyperSkill's prompted
 operations (decompose, extract, merge; methods/hyperskill/ops.py), the baselines'
-(baselines/ops.py), the judges (bench/judges.py) and the agent loop (agent/loop.py).
+(each in its module, baselines/), the judges (bench/judges.py) and the agent loop (agent/loop.py).
 Around every call it adds what a live run needs:
 
 - configuration from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hyperskill_lite.errors import LLMConnectionError, LLMError, LLMRequestError, LLMResponseError
+from hyperskill_lite.errors import LLMConnectionError, LLMRequestError, LLMResponseError
 from hyperskill_lite.llm.cassette import Cassette, env_secrets
 from hyperskill_lite.llm.replies import extract_json, scrub_surrogates, strip_thinking
 from hyperskill_lite.llm.retry import Backoff, retry_after_seconds
@@ -52,7 +52,7 @@ from hyperskill_lite.llm.structured import (
 )
 from hyperskill_lite.llm.structured import response_format as structured_format
 from hyperskill_lite.llm.text import REASK, fill
-from hyperskill_lite.llm.usage import ROLES, Usage, UsageSnapshot, op_role
+from hyperskill_lite.llm.usage import Usage
 from hyperskill_lite.llm.wire import ChatReply, reply_dict
 from hyperskill_lite.llm.wire import create_completion as _create
 from hyperskill_lite.llm.wire import safe_url as _safe_url
@@ -61,17 +61,8 @@ from hyperskill_lite.llm.wire import status_message as _status_message
 
 __all__ = [
     "PromptedLLM",
-    "ChatReply",
     "DEFAULT_TIMEOUT",
     "BENCHMARKS",
-    "Usage",
-    "UsageSnapshot",
-    "ROLES",
-    "op_role",
-    "LLMError",
-    "LLMConnectionError",
-    "LLMRequestError",
-    "LLMResponseError",
 ]
 
 ENV_BASE_URL, ENV_API_KEY, ENV_MODEL = "OPENAI_BASE_URL", "OPENAI_API_KEY", "HYPERSKILL_MODEL"
@@ -80,8 +71,10 @@ DEFAULT_TIMEOUT = 600.0
 reasoning tokens before its answer: 8k tokens at 30 tokens/s on a busy server is over
 four minutes, so 60 s cut real replies off. 600 s is also the openai client's default."""
 BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-"""The benchmarks whose decomposition prompt the client's ``benchmark`` option selects
-(HyperSkill's prompts, methods/hyperskill/prompts.py)."""
+"""The live benchmarks the toolkit knows, by the names `Task.benchmark`, the loaders
+(`bench.loaders.load_benchmark`), ``run --benchmark`` and a sweep use, and the
+decomposition prompts the client's ``benchmark`` option selects (HyperSkill's prompts,
+methods/hyperskill/prompts.py). Defined here, the lowest layer that needs it."""
 
 log = logging.getLogger(__name__)
 

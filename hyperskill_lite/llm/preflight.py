@@ -36,7 +36,7 @@ Traceback (most recent call last):
 ValueError: unknown capability 'smell'; choose from vision, transcription
 
 Not here: building the clients (settings.py), the tools' checks (agent/tools/preflight.py),
-the command (cli/check.py), writing run.json (runner.py).
+the command (cli/check.py), writing run.json (runner/files.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 blocks (Qwen3) or prose; `strip_thinking` drops those blocks from a text reply;
 `scrub_surrogates` makes any reply encodable as UTF-8. Every operation's contract check
 (what the JSON must say) sits beside the operation's prompt: HyperSkill's in
-methods/hyperskill/replies.py, the baselines' in baselines/ops.py, the judges' in
+methods/hyperskill/replies.py, the baselines' in their modules and baselines/ops/checks.py, the judges' in
 bench/judges.py.
 
 Not here: sending requests, re-asking (client.py).

@@ -42,7 +42,7 @@ from typing import Any
 
 from hyperskill_lite.llm.client import DEFAULT_TIMEOUT, ENV_API_KEY, PromptedLLM
 
-__all__ = ["ModelSettings", "make_llms", "usage_totals", "parse_extra_body",
+__all__ = ["ModelSettings", "MODEL_FIELDS", "make_llms", "usage_totals", "parse_extra_body",
            "ENV_JUDGE_API_KEY", "RESERVED_BODY_KEYS"]
 
 ENV_JUDGE_API_KEY = "HYPERSKILL_JUDGE_API_KEY"
@@ -155,6 +155,12 @@ class ModelSettings:
             if isinstance(values.get(k), int) and not isinstance(values.get(k), bool):
                 values[k] = float(values[k])
         return cls(**values).check()
+
+
+MODEL_FIELDS = tuple(f.name for f in fields(ModelSettings) if f.compare)
+"""The settings a run records and compares: the ``run`` options of the same names
+(temperature, top_p, max_tokens, timeout, max_retries, extra_body, judge_model,
+judge_base_url, judge_temperature), which a sweep file and a backbone may set too."""
 
 
 def parse_extra_body(value: str | Mapping[str, Any]) -> dict[str, Any]:

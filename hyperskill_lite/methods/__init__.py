@@ -1,12 +1,13 @@
 """Memory systems on the runner's interface (`MemorySystem`, types.py), by CLI name.
 
 Every method registers a `MethodSpec` where it is defined (registry.py): HyperSkill and
-its three ablations (methods/hyperskill.py), No Memory, the ten baselines of Table 1 and
+its three ablations (methods/hyperskill/), No Memory, the ten baselines of Table 1 and
 the variants of three of them (one module each in baselines/), and any method an
 installed distribution adds through the entry-point group ``hyperskill_lite.methods``.
-What the rest of the package reads is derived from those registrations when it is used
-(the package's modules are imported and the entry points read once per process, on the
-first use that needs them, never on import):
+A method's model operations are each declared once (operations.py). What the rest of
+the package reads is derived from the registrations when it is used (the package's
+modules are imported and the entry points read once per process, on the first use that
+needs them, never on import):
 
 - `METHODS`              CLI name -> factory ``(llm, encoder, config) -> MemorySystem``,
                          every registered method (plugins included);
@@ -17,7 +18,9 @@ first use that needs them, never on import):
 - `EXCLUDE_SELF_METHODS` the methods that can run under own-task exclusion.
 
 `BASELINES`, `VARIANTS` and `CORE_METHODS` hold the package's own methods only (a
-plugin is not one of the paper's baselines, whatever group it names).
+plugin is not one of the paper's baselines, whatever group it names). This package's
+``__init__`` is its public surface: the registry's names (registry.py), the operations'
+(operations.py) and HyperSkill's (hyperskill/).
 
 >>> from hyperskill_lite.methods import BASELINES, CORE_METHODS, DESCRIPTIONS, METHODS, VARIANTS
 >>> len(BASELINES) == len([s for s in registered() if s.group == "baseline"])
@@ -30,22 +33,28 @@ True
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.methods import registry
-from hyperskill_lite.methods.hyperskill import MODES, ExtractionFailed, HyperSkillMemory
+from hyperskill_lite.methods.hyperskill import ExtractionFailed, HyperSkillMemory
+from hyperskill_lite.methods.operations import (
+    ModelOperation,
+    SimulatedOps,
+    operation,
+    operations_over,
+)
 from hyperskill_lite.methods.registry import (
     ENTRY_POINT_GROUP,
+    TAKES_K,
     Factory,
     MethodSpec,
     load_entry_points,
+    make_method,
+    own_methods,
     register_method,
+    registered,
+    spec_of,
 )
-from hyperskill_lite.types import MemoryLLM, MemorySystem
 
 __all__ = [
     "METHODS",
@@ -54,9 +63,9 @@ __all__ = [
     "BASELINES",
     "VARIANTS",
     "DESCRIPTIONS",
-    "MODES",
     "make_method",
     "registered",
+    "spec_of",
     "HyperSkillMemory",
     "ExtractionFailed",
     "MethodSpec",
@@ -64,56 +73,16 @@ __all__ = [
     "register_method",
     "load_entry_points",
     "ENTRY_POINT_GROUP",
+    "TAKES_K",
+    "ModelOperation",
+    "operation",
+    "operations_over",
+    "SimulatedOps",
 ]
-
-_BUILTIN = "hyperskill_lite.baselines"
-"""The package's methods beyond HyperSkill (imported here, they register themselves)."""
-_state: dict[str, bool] = {}
-
-
-def _import_builtins() -> None:
-    """Import every module of baselines/ (each registers its method): those its
-    ``__init__`` names first, in Table 1's order, then any other module of the folder, so
-    a new method there is one file."""
-    if _state.get("builtins"):
-        return
-    _state["builtins"] = True
-    package = importlib.import_module(_BUILTIN)
-    for found in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{_BUILTIN}.{found.name}")
-
-
-def _load() -> None:
-    """Import the package's methods and read the entry points, once per process."""
-    _import_builtins()
-    if not _state.get("plugins"):
-        _state["plugins"] = True
-        load_entry_points()
-
-
-def registered() -> list[MethodSpec]:
-    """Every registered spec, the package's first (`registry.registered`)."""
-    _load()
-    return registry.registered()
-
-
-def make_method(
-    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None
-) -> MemorySystem:
-    """Build the memory system registered under `name` (`registry.make_method`)."""
-    _load()
-    return registry.make_method(name, llm, encoder, config)
 
 
 def _factory(name: str) -> Factory:
-    return lambda llm, enc, cfg: registry.make_method(name, llm, enc, cfg)
-
-
-def _own(group: str) -> tuple[str, ...]:
-    """The package's own methods of `group`, in registration order (no entry points read)."""
-    _import_builtins()
-    return tuple(s.name for s in registry.registered() if s.group == group
-                 and s.source == "hyperskill_lite")
+    return lambda llm, enc, cfg: make_method(name, llm, enc, cfg)
 
 
 class _Derived(Mapping):
@@ -146,9 +115,9 @@ DESCRIPTIONS: Mapping[str, str] = _Derived(lambda s: s.description)
 """One line per registered method (``python -m hyperskill_lite methods``)."""
 
 _DERIVED = {
-    "CORE_METHODS": lambda: _own("hyperskill") + _own("reference"),
-    "BASELINES": lambda: _own("baseline"),
-    "VARIANTS": lambda: _own("variant"),
+    "CORE_METHODS": lambda: own_methods("hyperskill") + own_methods("reference"),
+    "BASELINES": lambda: own_methods("baseline"),
+    "VARIANTS": lambda: own_methods("variant"),
     "EXCLUDE_SELF_METHODS": lambda: tuple(s.name for s in registered() if s.exclude_self),
 }
 

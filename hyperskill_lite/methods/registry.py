@@ -6,30 +6,39 @@ package's own methods register on import (HyperSkill and its ablations in the pa
 methods/hyperskill/, No Memory and the baselines in baselines/); a third-party
 distribution adds methods through the entry-point group ``hyperskill_lite.methods``
 (`ENTRY_POINT_GROUP`): each entry point loads a `MethodSpec`, or a callable returning
-one (or an iterable of them). `load_entry_points` reads the group once per process;
-a plugin that fails to load logs ONE warning naming its distribution and is skipped,
-and a plugin whose name is already taken (a built-in, or an earlier plugin) is refused
-with one warning line. Nothing here raises for a plugin's fault.
+one (or an iterable of them). The package's methods are imported and the entry points
+read once per process, on the first use that needs them (`registered`, `spec_of`,
+`make_method`), never on import; a plugin that fails to load logs ONE warning naming its
+distribution and is skipped, and a plugin whose name is already taken (a built-in, or an
+earlier plugin) is refused with one warning line. Nothing here raises for a plugin's
+fault.
 
-`make_method(name, llm, ...)` builds a registered method: the factory receives the
-operations the spec names for `llm` (`MethodSpec.operations`): ``prompted_ops(llm)``
-over a chat client (anything with ``chat_json``, e.g. `PromptedLLM`),
-``simulated_ops(llm)`` over SkillWorld's `SimLLM`, else `llm` itself (HyperSkill's
-operations live on both models today).
+`make_method(name, llm, ...)` builds a registered method, the one way every caller does:
+its factory receives the operations the spec names for `llm` (`MethodSpec.operations`:
+``prompted_ops(llm)`` over a chat client, anything with ``chat_json``, e.g.
+`PromptedLLM`; ``simulated_ops(llm)`` over SkillWorld's `SimLLM`; else `llm` itself,
+for a memory that builds its operations from the model once, as HyperSkill and every
+baseline do), and ``k`` (``run --k``) reaches it the way the spec says
+(`MethodSpec.takes_k`).
 
-May import: `core/` (the config), `types.py`. Not here: any method (they register
-themselves), the CLI (it reads `METHODS` / `DESCRIPTIONS` derived from here).
+May import: `core/` (the config), `types.py`, methods/operations.py; the package's
+baselines/ by name when first used (they register). Not here: any method (they register
+themselves), the CLI (it reads `METHODS` / `DESCRIPTIONS`, derived from here in the
+package's ``__init__``).
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.methods.operations import ModelOperation
 from hyperskill_lite.types import MemoryLLM, MemorySystem
 
 __all__ = [
@@ -40,8 +49,10 @@ __all__ = [
     "spec_of",
     "make_method",
     "load_entry_points",
+    "own_methods",
     "ENTRY_POINT_GROUP",
     "GROUPS",
+    "TAKES_K",
 ]
 
 log = logging.getLogger(__name__)
@@ -55,9 +66,15 @@ GROUPS = ("hyperskill", "reference", "baseline", "variant")
 the no-memory reference, the ten baselines of Table 1, the variants; a plugin's own group
 (any other string, "plugin" by default) comes after them."""
 
-Factory = Callable[[Any, Any, HyperSkillConfig], MemorySystem]
-"""``(ops, encoder, config) -> MemorySystem``; `ops` is what `MethodSpec.operations`
-gives for the run's model."""
+Factory = Callable[..., MemorySystem]
+"""``(ops, encoder, config) -> MemorySystem`` (and ``k=K`` when the spec's `takes_k` is
+"factory"); `ops` is what `MethodSpec.operations` gives for the run's model."""
+
+TAKES_K = ("config", "factory", "none")
+"""How ``run --k K`` reaches a method (`MethodSpec.takes_k`): "config" — it reads its
+retrieval budgets from the `HyperSkillConfig` it is built with, whose k_u, k_e and k_s
+become K; "factory" — its factory is called with ``k=K``; "none" — it retrieves nothing,
+so K changes nothing. A spec that names none of these refuses ``--k``."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,11 @@ class MethodSpec:
     simulated_ops : optional ``sim_llm -> ops``: the same operations inside SkillWorld.
     exclude_self : True when the memory can run under own-task exclusion
         (`EvalProtocol.exclude_self`; it has an ``exclude_self`` attribute the runner sets).
+    takes_k : how ``run --k`` reaches it (`TAKES_K`); None: ``--k`` is refused with one
+        line naming the method.
+    model_operations : the model operations the method declares
+        (`methods.operations.operation`): what the scripted test server's canned replies
+        and the prompts index are gathered from.
     """
 
     name: str
@@ -87,6 +109,8 @@ class MethodSpec:
     exclude_self: bool = False
     source: str = "hyperskill_lite"
     """Who registered it: the package, or the distribution of an entry point."""
+    takes_k: str | None = None
+    model_operations: tuple[ModelOperation, ...] = ()
 
     def operations(self, llm: Any) -> Any:
         """What performs this method's model operations for `llm`.
@@ -104,6 +128,9 @@ class MethodSpec:
 
 
 _REGISTRY: dict[str, MethodSpec] = {}
+_BUILTIN = "hyperskill_lite.baselines"
+"""The package's methods beyond HyperSkill (imported when first needed, they register)."""
+_LOADED: dict[str, bool] = {}
 
 
 def register_method(spec: MethodSpec) -> MethodSpec:
@@ -113,6 +140,9 @@ def register_method(spec: MethodSpec) -> MethodSpec:
         raise TypeError(f"register_method takes a MethodSpec, not {type(spec).__name__}")
     if not spec.name or spec.name != spec.name.strip() or " " in spec.name:
         raise ValueError(f"method name {spec.name!r} must be one word")
+    if spec.takes_k is not None and spec.takes_k not in TAKES_K:
+        raise ValueError(f"method {spec.name!r}: takes_k must be one of {TAKES_K} or None, "
+                         f"got {spec.takes_k!r}")
     old = _REGISTRY.get(spec.name)
     if old is not None:
         raise ValueError(f"method {spec.name!r} is already registered by {old.source}")
@@ -120,16 +150,45 @@ def register_method(spec: MethodSpec) -> MethodSpec:
     return spec
 
 
-def registered() -> list[MethodSpec]:
-    """Every registered spec: the package's groups in `GROUPS` order, then plugins' groups,
-    each in registration order."""
+def _import_builtins() -> None:
+    """Import every module of baselines/ (each registers its method): those its
+    ``__init__`` names first, in Table 1's order, then any other module of the folder, so
+    a new method there is one file."""
+    if _LOADED.get("builtins"):
+        return
+    _LOADED["builtins"] = True
+    package = importlib.import_module(_BUILTIN)
+    for found in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{_BUILTIN}.{found.name}")
+
+
+def _sorted(specs: Iterable[MethodSpec]) -> list[MethodSpec]:
     rank = {g: i for i, g in enumerate(GROUPS)}
-    specs = list(_REGISTRY.values())
     return sorted(specs, key=lambda s: rank.get(s.group, len(GROUPS)))
+
+
+def registered() -> list[MethodSpec]:
+    """Every registered spec, the package's methods imported and the entry points read
+    first (once per process): the package's groups in `GROUPS` order, then plugins'
+    groups, each in registration order."""
+    _import_builtins()
+    load_entry_points()
+    return _sorted(_REGISTRY.values())
+
+
+def own_methods(group: str) -> tuple[str, ...]:
+    """The package's own methods of `group`, in registration order (no entry point read:
+    a plugin is not one of the paper's baselines, whatever group it names)."""
+    _import_builtins()
+    return tuple(s.name for s in _sorted(_REGISTRY.values())
+                 if s.group == group and s.source == "hyperskill_lite")
 
 
 def spec_of(name: str) -> MethodSpec:
     """The spec registered under `name`; ValueError naming the choices otherwise."""
+    if name not in _REGISTRY:
+        _import_builtins()
+        load_entry_points()
     if name not in _REGISTRY:
         raise ValueError(f"unknown method {name!r}; choose one of "
                          f"{', '.join(s.name for s in registered())}")
@@ -137,24 +196,42 @@ def spec_of(name: str) -> MethodSpec:
 
 
 def make_method(
-    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None
+    name: str, llm: MemoryLLM, encoder=None, config: HyperSkillConfig | None = None,
+    k: int | None = None,
 ) -> MemorySystem:
     """Build the memory system registered under `name` over model `llm` (its operations
-    chosen by `MethodSpec.operations`)."""
+    chosen by `MethodSpec.operations`); `k` (``run --k``, None: the method's own default)
+    reaches it as its spec says (`TAKES_K`), or is refused with ValueError naming the
+    method when the spec does not say.
+
+    >>> from hyperskill_lite.core.embed import HashingEncoder
+    >>> from hyperskill_lite.world.simllm import SimLLM
+    >>> expel = make_method("expel", SimLLM(), HashingEncoder(), k=5)
+    >>> hyperskill = make_method("hyperskill", SimLLM(), HashingEncoder(), k=5)
+    >>> expel.k, expel.insights_k, hyperskill.config.k_s
+    (5, 5, 5)
+    """
     spec = spec_of(name)
-    return spec.factory(spec.operations(llm), encoder, config or HyperSkillConfig())
-
-
-_LOADED: list[bool] = []
+    config = config or HyperSkillConfig()
+    if k is None:
+        return spec.factory(spec.operations(llm), encoder, config)
+    if spec.takes_k is None:
+        raise ValueError(f"method {name!r} does not take a retrieval count (--k): its "
+                         f"registration (MethodSpec.takes_k) does not say how")
+    if spec.takes_k == "factory":
+        return spec.factory(spec.operations(llm), encoder, config, k=int(k))
+    if spec.takes_k == "config":
+        config = config.with_k(int(k))
+    return spec.factory(spec.operations(llm), encoder, config)
 
 
 def load_entry_points(group: str = ENTRY_POINT_GROUP, force: bool = False) -> list[str]:
     """Register the methods of every installed distribution's entry points in `group`
     (once per process unless `force`); return the names added. A plugin that fails logs
     one warning and is skipped."""
-    if _LOADED and not force:
+    if _LOADED.get("plugins") and not force:
         return []
-    _LOADED.append(True)
+    _LOADED["plugins"] = True
     added: list[str] = []
     for ep in metadata.entry_points(group=group):
         dist = getattr(getattr(ep, "dist", None), "name", None) or ep.value

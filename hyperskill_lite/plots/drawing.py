@@ -3,8 +3,8 @@
 Success/failure trajectory hyperedges (green diamond / red square), skill and mistake
 nodes (blue / red circles), subtask nodes (light-blue dots); a representative subgraph
 picker and the incidence matrix as a picture. matplotlib, networkx and HyperNetX are
-imported inside the functions. Not here: run plots and heatmaps (viz.py, which
-re-exports everything below).
+imported inside the functions. Not here: run plots and heatmaps (runs.py, matrices.py;
+the package's ``__init__`` is the public import of both).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from hyperskill_lite.core.memory import HypergraphMemory
 
 __all__ = [
-    "COLORS", "node_role", "representative_edges", "hypergraph_layout", "carry_layout",
+    "node_role", "representative_edges", "hypergraph_layout", "carry_layout",
     "hypergraph_legend_handles", "draw_hypergraph", "draw_before_after", "incidence_table",
     "plot_incidence", "hypergraph_figure",
 ]

@@ -18,7 +18,7 @@ from hyperskill_lite.plots.palette import COLORS
 from hyperskill_lite.plots.style import COLUMN_IN, MIN_TEXT_PT, number, shown_pt
 
 if TYPE_CHECKING:
-    from hyperskill_lite.core.retrieval import Retrieval
+    from hyperskill_lite.core.retrieval.result import Retrieval
 
 __all__ = ["cosine_matrix", "plot_heatmap", "annotation_size", "plot_similarity_change",
            "gamma_grid", "plot_gamma_surface", "plot_prune_map", "rank_comparison",

@@ -22,7 +22,11 @@ May import: core, types, agent, protocol. Not here: building methods, worlds or 
 (launch.py, cli/), plotting (plots/).
 """
 
-from hyperskill_lite.protocol import EvalProtocol, shuffled
+import importlib
+import warnings
+from typing import Any
+
+from hyperskill_lite.runner.episode import ERRORS_RECORDED
 from hyperskill_lite.runner.files import (
     RunError,
     StorageError,
@@ -32,12 +36,7 @@ from hyperskill_lite.runner.files import (
     settings_problem,
 )
 from hyperskill_lite.runner.health import memory_health
-from hyperskill_lite.runner.loop import (
-    ERRORS_RECORDED,
-    resume_problem,
-    run_episodes,
-    run_settings,
-)
+from hyperskill_lite.runner.loop import resume_problem, run_episodes, run_settings
 from hyperskill_lite.runner.summary import (
     health_line,
     maintenance_seconds,
@@ -53,8 +52,6 @@ __all__ = [
     "resume_problem",
     "settings_problem",
     "kept_text",
-    "EvalProtocol",
-    "shuffled",
     "run_episodes",
     "read_records",
     "restore_checkpoint",
@@ -64,3 +61,16 @@ __all__ = [
     "memory_health",
     "maintenance_seconds",
 ]
+
+
+_MOVED = {"shuffled": "hyperskill_lite.protocol"}
+"""Names the notebooks of version 0.2.0 imported from here, now read from their home
+(protocol.py) with a DeprecationWarning."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warnings.warn(f"hyperskill_lite.runner.{name} is deprecated: import it from "
+                      f"{_MOVED[name]}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,8 @@ from typing import Any
 from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.llm.tokens import count_tokens
-from hyperskill_lite.runner.files import RunError, crash_point
+from hyperskill_lite.runner.files import RunError
+from hyperskill_lite.runner.inflight import crash_point
 from hyperskill_lite.runner.record import EpisodeRecord
 from hyperskill_lite.types import CountsModelCalls, Episode, KindedJudge, MemoryContext
 

@@ -18,7 +18,7 @@ a new ``--out``, or put the folder back to its last good checkpoint with
 same command resumes from there and ends in the state an uninterrupted run reaches.
 
 Not here: the episode loop (loop.py), summaries (summary.py), the in-flight marker and the
-crash injection points (inflight.py, re-exported here).
+crash injection points (inflight.py).
 """
 
 from __future__ import annotations
@@ -36,20 +36,12 @@ from hyperskill_lite.core.dirlock import fsync_dir
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.identity import write_identity
 from hyperskill_lite.runner.inflight import (
-    CRASH_LIMIT,
-    INFLIGHT,
-    clear_all_inflight,
-    clear_inflight,
     crash_point,
-    inflight_attempts,
-    mark_inflight,
-    resume_inflight_marking,
 )
 
 __all__ = ["RunError", "StorageError", "read_records", "restore_checkpoint", "checkpoints",
            "RECORDS", "STATE", "RUN_FILE", "FORMAT", "CHECKPOINTS", "RESTORE_COMMAND",
-           "OBSERVED", "INFLIGHT", "CRASH_LIMIT", "mark_inflight", "inflight_attempts",
-           "clear_inflight", "clear_all_inflight", "resume_inflight_marking", "kept",
+           "OBSERVED", "kept",
            "kept_text", "settings_problem", "check_out_folder"]
 
 RECORDS = "episodes.jsonl"
@@ -316,6 +308,11 @@ def _read_run_file(path: Path, info: dict[str, Any]) -> tuple[dict[str, Any], li
         legacy = {k: old.pop(k) for k in LEGACY_OBSERVED if k in old and k not in info}
         if legacy:
             history.append(legacy)
+        if "retrieval" not in old and isinstance(info.get("retrieval"), dict):
+            # written before run.json recorded the retrieval counts: HyperSkill's were the
+            # config's (compared there), a baseline's "k" counts were always 3
+            old["retrieval"] = {k: 3 if k in ("k", "insights_k") else v
+                                for k, v in info["retrieval"].items()}
         return _normalised(old), history
     except (ValueError, UnicodeDecodeError) as exc:
         raise RunError(

@@ -4,8 +4,7 @@
 so a rerun gives up on an episode that killed the process `CRASH_LIMIT` times instead of
 replaying the crash forever; `clear_all_inflight` is what Ctrl-C does (no episode
 running then counts as a crash). `crash_point` is the fault injection
-(HYPERSKILL_CRASH_AT). The rest of a run folder's files: files.py, which re-exports all
-of this.
+(HYPERSKILL_CRASH_AT). The rest of a run folder's files: files.py.
 """
 
 from __future__ import annotations

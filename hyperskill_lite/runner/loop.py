@@ -54,18 +54,13 @@ from hyperskill_lite.runner.episode import (
 )
 from hyperskill_lite.runner.files import (
     CHECKPOINTS,
-    CRASH_LIMIT,
     RESTORE_COMMAND,
     RunError,
     StorageError,
     append_record,
     check_run_file,
-    clear_inflight,
-    crash_point,
     find_state,
-    inflight_attempts,
     kept_text,
-    mark_inflight,
     read_records,
     recovery_hint,
     save_state,
@@ -78,6 +73,13 @@ from hyperskill_lite.runner.health import (
     write_health,
 )
 from hyperskill_lite.runner.identity import identity_problem, stored_identity, system_identity
+from hyperskill_lite.runner.inflight import (
+    CRASH_LIMIT,
+    clear_inflight,
+    crash_point,
+    inflight_attempts,
+    mark_inflight,
+)
 from hyperskill_lite.runner.record import EpisodeRecord
 from hyperskill_lite.types import (
     ExcludesOwnTask,
@@ -88,7 +90,7 @@ from hyperskill_lite.types import (
     usage_totals_of,
 )
 
-__all__ = ["run_episodes", "run_settings", "resume_problem", "ERRORS_RECORDED"]
+__all__ = ["run_episodes", "run_settings", "resume_problem"]
 
 log = logging.getLogger("hyperskill_lite.runner")
 

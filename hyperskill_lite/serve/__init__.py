@@ -21,7 +21,8 @@ Not here: the paper's memory itself (core/), the toolkit's own agent (agent/).
 
 from hyperskill_lite.serve.agent_skills import export_skills
 from hyperskill_lite.serve.journal import JournalBusy, JournalError
-from hyperskill_lite.serve.shared import LearnItem, MergeItem, SharedMemory
+from hyperskill_lite.serve.records import LearnItem, MergeItem
+from hyperskill_lite.serve.shared import SharedMemory
 
 __all__ = ["SharedMemory", "LearnItem", "MergeItem", "JournalError", "JournalBusy",
            "export_skills"]

@@ -35,7 +35,8 @@ from typing import Any
 
 import xxhash
 
-from hyperskill_lite.core.memory import HypergraphMemory, NodeView
+from hyperskill_lite.core.elements import NodeView
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.llm.text import clip_middle
 
 __all__ = ["export_skills", "ExportReport", "skill_folder_name", "render_skill", "MANIFEST",

@@ -45,7 +45,8 @@ from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.runner.health import memory_health
 from hyperskill_lite.serve import bounds
 from hyperskill_lite.serve.models import CallModels, ModelConfig
-from hyperskill_lite.serve.shared import LearnItem, MergeItem, SharedMemory
+from hyperskill_lite.serve.records import LearnItem, MergeItem
+from hyperskill_lite.serve.shared import SharedMemory
 
 __all__ = ["MemoryService", "OperationError"]
 

@@ -47,15 +47,10 @@ from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import Encoder, default_encoder
-from hyperskill_lite.core.io import (
-    MANIFEST,
-    MemoryLockedError,
-    from_state,
-    load_memory,
-    memory_lock,
-    save_memory,
-    to_state,
-)
+from hyperskill_lite.core.io.layout import MANIFEST, MemoryLockedError
+from hyperskill_lite.core.io.read import load_memory
+from hyperskill_lite.core.io.state import from_state, to_state
+from hyperskill_lite.core.io.write import memory_lock, save_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.serve import journal as jr
 from hyperskill_lite.serve.records import (
@@ -69,7 +64,7 @@ from hyperskill_lite.serve.records import (
     maintain_record,
 )
 
-__all__ = ["SharedMemory", "LearnItem", "MergeItem", "LEARN_ID", "HISTORY"]
+__all__ = ["SharedMemory", "HISTORY"]
 
 log = logging.getLogger(__name__)
 

@@ -80,7 +80,7 @@ def _settings(info: dict[str, Any]) -> list[list[Any]]:
 
 
 def _significance(snap_memory: Any, opts: StudioOptions) -> dict[str, Any]:
-    n_inc = snap_memory._inc["skill"].n
+    n_inc = len(snap_memory.memberships("skill")[0])
     if opts.samples <= 0:
         return {"rows": [], "note": "The co-occurrence test was not run (--samples 0).",
                 "tested": 0}
@@ -91,7 +91,7 @@ def _significance(snap_memory: Any, opts: StudioOptions) -> dict[str, Any]:
             "hyperskill_lite.cooccurrence_significance(memory) in Python.")}
     t = cooccurrence_significance(snap_memory, n_samples=opts.samples, alpha=opts.alpha,
                                   seed=opts.seed)
-    S = snap_memory._skl
+    S = snap_memory.columns("skill")
     name = {sid: S.text["name"][S.row[sid]] for sid in t.ids}
     rows = [[r["a"], name[r["a"]], r["b"], name[r["b"]], r["observed"], r["expected"],
              r["p"], round(r["q"], 6)] for r in t.rows(only_significant=True)[:500]]

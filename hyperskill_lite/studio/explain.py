@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.core.retrieval import Retrieval
+from hyperskill_lite.core.retrieval.result import Retrieval
 
 __all__ = ["task_views", "explanation", "MAX_TASKS"]
 

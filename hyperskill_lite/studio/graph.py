@@ -79,7 +79,7 @@ def _choose(snaps: Sequence[Snapshot], budget: Budget
     """(skill ids, hyperedge ids) drawn, and how many of each the run ever held."""
     best: dict[str, int] = {}
     for snap in snaps:
-        S = snap.memory._skl
+        S = snap.memory.columns("skill")
         rows = S.live()
         deg = node_degrees(snap.memory, "skill")[rows]
         for sid, d in zip(map(S.ids.__getitem__, rows.tolist()), deg.tolist()):
@@ -87,16 +87,17 @@ def _choose(snaps: Sequence[Snapshot], budget: Budget
                 best[sid] = d
     skills = sorted(best, key=lambda s: (-best[s], int(s[1:])))[:budget.skills]
     last = snaps[-1].memory  # hyperedges are never removed: the last snapshot has all
-    all_edges = list(last._edg.ids)
+    all_edges = list(last.columns("hyperedge").ids)
     if len(all_edges) <= budget.edges:
         return skills, all_edges, {"skills": len(best), "hyperedges": len(all_edges)}
-    holding = np.zeros(last._edg.n, dtype=bool)
+    holding = np.zeros(len(all_edges), dtype=bool)
     for snap in snaps:
         m = snap.memory
-        rows = np.array([m._skl.row[s] for s in skills if s in m._skl.row], dtype=np.int64)
-        node, edge = m._inc["skill"].pairs()
-        hit = edge[_mask(m._skl.n, rows)[node]]
-        holding[hit[hit < last._edg.n]] = True
+        S = m.columns("skill")
+        rows = np.array([S.row[s] for s in skills if s in S.row], dtype=np.int64)
+        node, edge = m.memberships("skill")
+        hit = edge[_mask(S.n, rows)[node]]
+        holding[hit[hit < len(all_edges)]] = True
     chosen = np.flatnonzero(holding)[-budget.edges:]
     return skills, [all_edges[j] for j in chosen.tolist()], {
         "skills": len(best), "hyperedges": len(all_edges)}
@@ -120,13 +121,14 @@ def _members(snaps: Sequence[Snapshot], edges: list[str], skills: set[str], ring
     links: dict[tuple[str, str], None] = {}
     for snap in snaps:
         m = snap.memory
-        cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
-                                        dtype=np.int64))
-        for kind, st in (("subtask", m._sub), ("skill", m._skl))[0 if rings else 1:]:
-            node, edge = m._inc[kind].pairs()
+        E = m.columns("hyperedge")
+        cols = _mask(E.n, np.array([E.row[e] for e in edges if e in E.row], dtype=np.int64))
+        for kind in ("subtask", "skill")[0 if rings else 1:]:
+            st = m.columns(kind)
+            node, edge = m.memberships(kind)
             sel = cols[edge]
             for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
-                eid, nid = m._edg.ids[e], st.ids[n]
+                eid, nid = E.ids[e], st.ids[n]
                 if kind == "skill" and nid not in skills:
                     continue
                 links[(eid, nid)] = None
@@ -286,15 +288,15 @@ def _texts(snaps: Sequence[Snapshot], skills: list[str], edges: list[str]
     polarity, a trajectory's outcome: 0 success, 1 failure) of each drawn element."""
     texts: dict[str, tuple[str, int]] = {}
     for snap in snaps:
-        m = snap.memory
+        S, E = snap.memory.columns("skill"), snap.memory.columns("hyperedge")
         for s in skills:
-            if s in m._skl.row:
-                r = m._skl.row[s]
-                texts[s] = (m._skl.text["name"][r], int(m._skl.polarity[r]))
+            if s in S.row:
+                r = S.row[s]
+                texts[s] = (S.text["name"][r], int(S.polarity[r]))
         for e in edges:
-            if e in m._edg.row:
-                r = m._edg.row[e]
-                texts[e] = (m._edg.text["task"][r], 0 if m._edg.success[r] else 1)
+            if e in E.row:
+                r = E.row[e]
+                texts[e] = (E.text["task"][r], 0 if E.success[r] else 1)
     return texts
 
 
@@ -376,14 +378,15 @@ def _present_links(snap: Snapshot, links: list[tuple[str, str]],
                    rings: bool = True) -> list[int]:
     """Indices of the drawn links that are memberships in this snapshot."""
     m = snap.memory
-    cols = _mask(m._edg.n, np.array([m._edg.row[e] for e in edges if e in m._edg.row],
-                                    dtype=np.int64))
+    E = m.columns("hyperedge")
+    cols = _mask(E.n, np.array([E.row[e] for e in edges if e in E.row], dtype=np.int64))
     out = []
-    for kind, st in (("subtask", m._sub), ("skill", m._skl))[0 if rings else 1:]:
-        node, edge = m._inc[kind].pairs()
+    for kind in ("subtask", "skill")[0 if rings else 1:]:
+        st = m.columns(kind)
+        node, edge = m.memberships(kind)
         sel = cols[edge]
         for n, e in zip(node[sel].tolist(), edge[sel].tolist()):
-            i = link_index.get((m._edg.ids[e], st.ids[n]))
+            i = link_index.get((E.ids[e], st.ids[n]))
             if i is not None:
                 out.append(i)
     return sorted(out)

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.core.io import FORMAT, MANIFEST, MemoryFormatError, load_memory
+from hyperskill_lite.core.io.layout import FORMAT, MANIFEST, MemoryFormatError
+from hyperskill_lite.core.io.read import load_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner.files import checkpoints, find_state
 
@@ -105,17 +106,16 @@ def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snaps
 def node_degrees(memory: HypergraphMemory, kind: str) -> np.ndarray:
     """Hyperedges each row of one node kind ("subtask" | "skill") is in: (n_rows,) int64
     (tombstoned rows 0)."""
-    st = memory._sub if kind == "subtask" else memory._skl
-    node, _ = memory._inc[kind].pairs()
-    return np.bincount(node, minlength=st.n).astype(np.int64)
+    node, _ = memory.memberships(kind)
+    return np.bincount(node, minlength=memory.columns(kind).n).astype(np.int64)
 
 
 def edge_sizes(memory: HypergraphMemory) -> np.ndarray:
     """Members (subtask and skill nodes) of each hyperedge row: (n_edges,) int64."""
-    n = memory._edg.n
+    n = memory.columns("hyperedge").n
     size = np.zeros(n, dtype=np.int64)
     for kind in ("subtask", "skill"):
-        size += np.bincount(memory._inc[kind].pairs()[1], minlength=n)
+        size += np.bincount(memory.memberships(kind)[1], minlength=n)
     return size
 
 
@@ -131,7 +131,8 @@ def lookup(memory: HypergraphMemory, ids: list[str]) -> dict[str, Any]:
     in `ids` of the ids alive here, "gamma", "nu", "degree": aligned with "present"}
     (degree: a node's hyperedges, a hyperedge's members)."""
     pos_all, gam, nus, degs = [], [], [], []
-    for prefix, st in (("u", memory._sub), ("s", memory._skl), ("e", memory._edg)):
+    for prefix, kind in (("u", "subtask"), ("s", "skill"), ("e", "hyperedge")):
+        st = memory.columns(kind)
         pos = [i for i, x in enumerate(ids) if x[:1] == prefix and x in st.row]
         if not pos:
             continue
@@ -141,7 +142,7 @@ def lookup(memory: HypergraphMemory, ids: list[str]) -> dict[str, Any]:
         else:
             deg = node_degrees(memory, "subtask" if prefix == "u" else "skill")[rows]
         pos_all += pos
-        gam.append(memory._gamma(st, rows))
+        gam.append(memory.row_gammas(kind, rows))
         nus.append(st.nu[rows])
         degs.append(deg)
     order = np.argsort(pos_all, kind="stable")

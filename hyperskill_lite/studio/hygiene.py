@@ -115,7 +115,7 @@ def hygiene(memory: HypergraphMemory, born: dict[str, int] | None = None,
     """The hygiene lists of `memory` (module docstring). `born`: skill id -> the episode
     that created it (provenance), for the age of never-retrieved skills. Rows are lists
     (the page turns each list into a table and a CSV)."""
-    S = memory._skl
+    S = memory.columns("skill")
     rows = S.live()
     ids = [S.ids[r] for r in rows.tolist()]
     names = [S.text["name"][r] for r in rows.tolist()]
@@ -123,9 +123,9 @@ def hygiene(memory: HypergraphMemory, born: dict[str, int] | None = None,
     Z = np.asarray(S.emb[rows], dtype=np.float32)
     dd = memory.config.delta_dedup
     (near, n_near), (contra, n_contra) = _two_lists(Z, pol, dd - window, dd, contradiction)
-    gamma = memory._gamma(S, rows)
+    gamma = memory.row_gammas("skill", rows)
     nu = S.nu[rows]
-    node, _ = memory._inc["skill"].pairs()
+    node, _ = memory.memberships("skill")
     degree = np.bincount(node, minlength=S.n)[rows]
     label = {0: "strategy", 1: "mistake"}
 
@@ -143,9 +143,8 @@ def hygiene(memory: HypergraphMemory, born: dict[str, int] | None = None,
               int(degree[k])] for k in range(len(ids))]
     order = sorted(range(len(table)), key=lambda k: (table[k][3], table[k][0]))
     hist = {"skill": _histogram(gamma[pol == 0]), "mistake": _histogram(gamma[pol == 1])}
-    sub = memory._sub.live()
-    hist["subtask"] = _histogram(memory._gamma(memory._sub, sub))
-    hist["hyperedge"] = _histogram(memory._gamma(memory._edg, memory._edg.live()))
+    for kind in ("subtask", "hyperedge"):
+        hist[kind] = _histogram(memory.row_gammas(kind, memory.columns(kind).live()))
     return {
         "window": [round(dd - window, 4), dd], "contradiction": contradiction,
         "near_duplicates": pair_rows(near), "n_near_duplicates": n_near,

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.core.retrieval import Retrieval, retrieve
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.retrieval.result import Retrieval
 from hyperskill_lite.studio.explain import task_views
 from hyperskill_lite.studio.graph import Budget, graph_data
 from hyperskill_lite.studio.history import Snapshot
@@ -89,7 +90,7 @@ def details(memory: HypergraphMemory, element: str, episode: int | None = None,
     [episode, task id, success, task, lesson], "subtasks": [[id, text]]}, or {"id"}
     alone when `memory` has no such hyperedge. `episode` and `task_id`: the run's, when
     known."""
-    E = memory._edg
+    E = memory.columns("hyperedge")
     r = E.row.get(element)
     if r is None:
         return {"id": element}

@@ -134,19 +134,19 @@ def provenance(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
     ev = _skill_events(records, want, edge_pos)
     known = set(ev)
     for snap in snaps:
-        rows = snap.memory._skl.row
+        rows = snap.memory.columns("skill").row
         known.update(rows if want is None else (s for s in want if s in rows))
     ids = sorted(known, key=lambda s: int(s[1:]))
     series: dict[str, list[list[Any]]] = {sid: [] for sid in ids}
     latest: dict[str, tuple[int, int]] = {}  # sid -> (snapshot, row) of the last holding it
     for k, snap in enumerate(snaps):  # one vectorised pass per snapshot
         m = snap.memory
-        S = m._skl
+        S = m.columns("skill")
         here = [(sid, S.row[sid]) for sid in ids if sid in S.row]
         if not here:
             continue
         rows = np.array([r for _, r in here], dtype=np.int64)
-        gam = np.round(m._gamma(S, rows), 3).tolist()
+        gam = np.round(m.row_gammas("skill", rows), 3).tolist()
         for (sid, r), g, nu, sg in zip(here, gam, S.nu[rows].tolist(), S.sigma[rows].tolist()):
             series[sid].append([snap.after, g, int(nu), round(float(sg), 3)])
             latest[sid] = (k, r)
@@ -184,8 +184,8 @@ def _holding(snaps: Sequence[Snapshot], latest: dict[str, tuple[int, int]]
         by_snap.setdefault(k, []).append((sid, r))
     for k, pairs in by_snap.items():
         m = snaps[k].memory
-        S, E = m._skl, m._edg
-        B = m._inc["skill"].csr(S.n, E.n)
+        S, E = m.columns("skill"), m.columns("hyperedge")
+        B = m.incidence("skill", "csr")
         for sid, r in pairs:
             a, b = int(B.indptr[r]), int(B.indptr[r + 1])
             cols = _ends(list(range(a, b)))
@@ -215,7 +215,7 @@ def edge_info(records: Sequence[dict[str, Any]], snaps: Sequence[Snapshot],
     out: dict[str, list[Any]] = {}
     if not snaps:
         return out
-    E = snaps[-1].memory._edg
+    E = snaps[-1].memory.columns("hyperedge")
     for eid in sorted(want, key=lambda e: int(e[1:]) if e[1:].isdigit() else 0):
         r = E.row.get(eid)
         if r is None:

@@ -8,7 +8,8 @@ cells as processes (execute.py).
 [--jobs N] [--out DIR]``, or `run_sweep` from Python. Every cell is exactly one `run`
 (its own folder, resumable); a rerun skips finished cells and resumes unfinished ones.
 
-May import: core, types, agent, methods, runner, launch, logs, plots. Must not import: cli.
+May import: core, types, agent, methods, runner, launch, logs, plots, world and bench (the
+names a sweep file's fields are checked against). Must not import: cli.
 """
 
 from __future__ import annotations

@@ -44,26 +44,24 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite import launch
-from hyperskill_lite.agent.tools import ToolSettings
+from hyperskill_lite.agent.tools.settings import ToolSettings
 from hyperskill_lite.core.embed import encoder_by_name
 from hyperskill_lite.errors import CassetteMiss, LLMError
 from hyperskill_lite.launch import RunSpec
 from hyperskill_lite.llm.settings import ENV_JUDGE_API_KEY
 from hyperskill_lite.logs import run_log
-from hyperskill_lite.runner import RunError
+from hyperskill_lite.runner.files import RunError
 from hyperskill_lite.sweep.pools import (
     ERROR_TAIL,
     _Local,
     _Ray,
     _stop,
-    run_cell_process,
-    start_ray,
 )
 from hyperskill_lite.sweep.spec import Cell, SweepSpec
 from hyperskill_lite.types import ThreadSafe
 
 __all__ = ["CellResult", "run_cells", "run_cell_inprocess", "spec_of", "encoder_thread_safe",
-           "every_episode_failed", "start_ray", "run_cell_process", "EXECUTORS", "DONE_FILE"]
+           "every_episode_failed", "EXECUTORS", "DONE_FILE"]
 
 EXECUTORS = ("local", "ray")
 WORLD_MODES = ("process", "thread", "pool")

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.plots.palette import COLORS, method_color
-from hyperskill_lite.plots.viz import cumulative_sr
+from hyperskill_lite.plots.runs import cumulative_sr
 from hyperskill_lite.protocol import EvalProtocol
-from hyperskill_lite.runner import read_records as _records
+from hyperskill_lite.runner.files import read_records as _records
 from hyperskill_lite.stats import DEFAULT_BOOT, outcome_map, pair_rng, paired_differences
 from hyperskill_lite.sweep.execute import CellResult
 

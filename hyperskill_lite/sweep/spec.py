@@ -62,28 +62,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
+from hyperskill_lite.bench.gaia import GAIA_SPLITS
+from hyperskill_lite.bench.judges import JUDGES
 from hyperskill_lite.core.config import PRUNE_MODES
-from hyperskill_lite.llm.settings import ModelSettings
+from hyperskill_lite.core.embed import ENCODERS
+from hyperskill_lite.llm.client import BENCHMARKS
+from hyperskill_lite.llm.settings import MODEL_FIELDS, ModelSettings
 from hyperskill_lite.methods import METHODS
 from hyperskill_lite.protocol import PAPER_ORDER_SEED, EvalProtocol
+from hyperskill_lite.world.generator import PROFILES
+from hyperskill_lite.world.params import PHRASINGS
 
-__all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep",
-           "MODEL_FIELDS"]
+__all__ = ["SweepError", "SweepSpec", "Backbone", "Benchmark", "Cell", "load_sweep", "parse_sweep"]
 
-PROFILES = ("gaia", "webwalker", "xbench")
-BENCHMARKS = ("gaia", "webwalkerqa", "xbench")
-JUDGES = ("exact", "llm", "self")
-ENCODERS = ("minilm", "hashing")
-SANDBOXES = ("bwrap", "process")
-PHRASINGS = ("calibrated", "curated")
 CONFIG_FIELDS = {"k": int, "rho": float, "prune_mode": str}
 """Config fields a grid may vary (the `run` options of the same names)."""
 DEFAULT_MAX_CONCURRENT = 4
 SKILLWORLD = "skillworld"
-MODEL_FIELDS = ("temperature", "top_p", "max_tokens", "timeout", "max_retries", "extra_body",
-                "judge_model", "judge_base_url", "judge_temperature")
-"""Model settings a sweep or a backbone may set (the `run` options of the same names)."""
-SPLITS = ("validation", "test")
 
 
 class SweepError(ValueError):
@@ -318,7 +314,7 @@ def parse_sweep(raw: dict[str, Any], source: str = "<sweep>") -> SweepSpec:
         raise fail("sweep.episodes", f"must be an integer >= 1, got {episodes!r}")
     encoder = _choice(head.get("encoder", "minilm"), ENCODERS, "sweep.encoder", fail)
     phrasing = _choice(head.get("phrasing", "calibrated"), PHRASINGS, "sweep.phrasing", fail)
-    sandbox = _choice(head.get("sandbox", "bwrap"), SANDBOXES, "sweep.sandbox", fail)
+    sandbox = _choice(head.get("sandbox", "bwrap"), ISOLATIONS, "sweep.sandbox", fail)
 
     known_grid = {"method", "profile", "seed", "order_seed", *CONFIG_FIELDS}
     for k in grid:
@@ -442,7 +438,7 @@ def _benchmark(t: dict[str, Any], i: int, fail: Any) -> Benchmark:
         _choice(judge, JUDGES, f"{where}.judge", fail)
     split = _str_field(t, "split", where, fail, False)
     if split is not None:
-        _choice(split, SPLITS, f"{where}.split", fail)
+        _choice(split, GAIA_SPLITS, f"{where}.split", fail)
         if split == "test" and name != "gaia":
             raise fail(f"{where}.split", "split = \"test\" applies to gaia only")
     return Benchmark(name, data, judge, split)  # type: ignore[arg-type]

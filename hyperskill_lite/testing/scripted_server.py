@@ -63,26 +63,13 @@ from hyperskill_lite.testing.scripted_replies import (
     direct_responder,
     error,
     prompt_aware_responder,
-    raw,
-    slow,
     text,
     tool_call,
-    tool_calls,
 )
 from hyperskill_lite.testing.scripted_replies import as_reply as _as_reply
 
 __all__ = [
-    "Reply",
     "ScriptedServer",
-    "text",
-    "tool_call",
-    "tool_calls",
-    "error",
-    "raw",
-    "slow",
-    "prompt_aware_responder",
-    "direct_responder",
-    "VLLM_NO_TOOLS_MESSAGE",
 ]
 
 

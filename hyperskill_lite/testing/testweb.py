@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.providers import SearchProvider, provider_classes
+from hyperskill_lite.agent.tools.providers.base import SearchProvider, provider_classes
 from hyperskill_lite.testing.loopback import LoopbackServer
 from hyperskill_lite.testing.testweb_files import WAV_TRANSCRIPT, make_files
 

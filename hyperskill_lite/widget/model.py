@@ -28,7 +28,7 @@ from IPython.display import display
 from ipywidgets import Layout
 
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.core.retrieval import Retrieval
+from hyperskill_lite.core.retrieval.result import Retrieval
 from hyperskill_lite.studio.render import view_css, widget_module
 from hyperskill_lite.widget.ids import model_id
 from hyperskill_lite.widget.source import Source

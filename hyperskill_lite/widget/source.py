@@ -14,16 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.core.io import MANIFEST, load_memory
+from hyperskill_lite.core.io.layout import MANIFEST
+from hyperskill_lite.core.io.read import load_memory
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.core.retrieval import Retrieval, retrieve
+from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.retrieval.result import Retrieval
 from hyperskill_lite.runner.files import RUN_FILE, RunError
-from hyperskill_lite.studio import StudioOptions, expand_runs, read_run, run_view
+from hyperskill_lite.studio.build import StudioOptions, run_view
 from hyperskill_lite.studio.graph import WIDGET_BUDGET, Budget
 from hyperskill_lite.studio.history import Snapshot, memory_history
 from hyperskill_lite.studio.memory_view import details, memory_view
 from hyperskill_lite.studio.render import json_safe
-from hyperskill_lite.studio.runs import RunFolder, run_names
+from hyperskill_lite.studio.runs import RunFolder, expand_runs, read_run, run_names
 
 __all__ = ["Source", "make_source", "VIEW_KEYS"]
 

@@ -24,7 +24,8 @@ from hyperskill_lite.world.diagnostics import Redundancy, redundancy, skill_late
 from hyperskill_lite.world.executor import SimExecutor
 from hyperskill_lite.world.generator import PROFILES, make_tasks
 from hyperskill_lite.world.latent import latent_meta, latent_of, task_latent
-from hyperskill_lite.world.library import Library, data_dir, load_library
+from hyperskill_lite.world.library import data_dir, load_library
+from hyperskill_lite.world.library_types import Library
 from hyperskill_lite.world.params import PHRASINGS, WorldParams
 from hyperskill_lite.world.rng import stable_rng, stable_seed
 from hyperskill_lite.world.simllm import SimLLM

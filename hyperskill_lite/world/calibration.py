@@ -22,7 +22,6 @@ Not here: reading the sources (tools/calibrate_world.py), writing texts (simllm.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.world.library import data_dir
+from hyperskill_lite.world.library_types import split_sentences
 
 __all__ = [
     "CALIBRATION_FILE",
@@ -47,7 +47,6 @@ CALIBRATION_FILE = "calibration.json"
 THRESHOLDS = (0.85, 0.9)
 """delta_merge and delta_dedup: the shares of items at or above them are reported."""
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def nearest_earlier(X: np.ndarray, block: int = 512) -> np.ndarray:
@@ -126,7 +125,7 @@ def stream_stats(
         "name_words": None,
         "content_words": float(np.mean([_words(c) for c in contents])) if contents else 0.0,
         "content_sentences": float(
-            np.mean([len([s for s in _SENTENCE.split(c.strip()) if s]) for c in contents])
+            np.mean([len(split_sentences(c)) for c in contents])
         ) if contents else 0.0,
     }
     named = [str(n) for n in names or () if n]

@@ -11,7 +11,8 @@ Not here: retrieval (core/retrieval/) or the context format HyperSkill itself us
 
 from __future__ import annotations
 
-from hyperskill_lite.types import ContextItem, MemoryContext, Task
+from hyperskill_lite.core.records import ContextItem
+from hyperskill_lite.types import MemoryContext, Task
 from hyperskill_lite.world.latent import task_latent
 from hyperskill_lite.world.params import WorldParams
 from hyperskill_lite.world.simllm import SimLLM

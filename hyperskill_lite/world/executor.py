@@ -28,10 +28,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from hyperskill_lite.core.records import ContextItem
 from hyperskill_lite.llm.tokens import count_tokens
-from hyperskill_lite.types import ContextItem, Episode, MemoryContext, Task
+from hyperskill_lite.types import Episode, MemoryContext, Task
 from hyperskill_lite.world.latent import latent_of, task_latent
-from hyperskill_lite.world.library import Library, load_library
+from hyperskill_lite.world.library import load_library
+from hyperskill_lite.world.library_types import Library
 from hyperskill_lite.world.params import WorldParams
 from hyperskill_lite.world.rng import stable_rng
 

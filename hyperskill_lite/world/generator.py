@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.types import Task
-from hyperskill_lite.world.library import SLOT_PATTERN, Domain, Library, Template, load_library
+from hyperskill_lite.world.library import load_library
+from hyperskill_lite.world.library_types import SLOT_PATTERN, Domain, Library, Template
 from hyperskill_lite.world.params import WorldParams
 from hyperskill_lite.world.rng import stable_rng
 

@@ -6,7 +6,7 @@ carries its archetypes and topic. `latent_meta` builds that metadata, `latent_of
 it back, `task_latent` reads a task's. The simulated executor judges a context only
 through it; no memory system ever reads it.
 
-Not here: writing the texts (simllm.py, baseline_ops.py) or judging them (executor.py).
+Not here: writing the texts (simllm.py, toolkit.py, each method's simulated operations) or judging them (executor.py).
 """
 
 from __future__ import annotations

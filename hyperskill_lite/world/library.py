@@ -6,8 +6,7 @@ reference and the paper's text contracts (skill names 3-5 words, contents 2-4
 sentences, lessons one sentence) and returns frozen records. A missing or corrupt file
 raises an error naming the file.
 
-The records themselves (and the sentence and word counts) are in library_types.py,
-re-exported here.
+The records themselves (and the sentence and word counts) are in library_types.py.
 
 Not here: sampling tasks (generator.py) or writing text (simllm.py).
 """
@@ -32,24 +31,12 @@ from hyperskill_lite.world.library_types import (
     Template,
     count_sentences,
     count_words,
-    split_sentences,
 )
 
 __all__ = [
     "DATA_FILES",
-    "SLOT_PATTERN",
-    "Archetype",
-    "Phrasing",
-    "Latent",
-    "Template",
-    "Domain",
-    "Profile",
-    "Library",
     "data_dir",
     "load_library",
-    "split_sentences",
-    "count_sentences",
-    "count_words",
 ]
 
 DATA_FILES = ("archetypes.json", "strategies.json", "errors.json", "domains.json", "profiles.json")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.core.template_merger import SENTENCE_END
+
 __all__ = [
     "SLOT_PATTERN",
     "Archetype",
@@ -27,7 +29,6 @@ __all__ = [
     "count_words",
 ]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SLOT_PATTERN = re.compile(r"\{([a-z_]+?)(\d*)(?:\.([a-z_]+))?\}")
 """A slot of a question template: ``{name}``, ``{name2}``, ``{name.attribute}``."""
 
@@ -40,7 +41,7 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Convert with 1.609344 km per mile.")
     ['Convert with 1.609344 km per mile.']
     """
-    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+    return [s for s in SENTENCE_END.split(text.strip()) if s]
 
 
 def count_sentences(text: str) -> int:

@@ -1,12 +1,12 @@
 """What SimLLM's calls would cost in tokens: the real prompts, counted.
 
 SkillWorld's simulated model answers without a model, so nothing reports its usage. For
-every operation SimLLM answers, `prompt_for` builds the prompt a live run would send for
-the same inputs, with the same builders the live model uses (methods/hyperskill/prompts.py
-for decompose, extract and merge, bench/judges.py for the self-judge;
-`baselines.PromptedBaselineOps`, every baseline's own prompted operations in one class,
-for every baseline operation, its prompt captured before anything is sent), and `meter`
-adds its tokens and those of the reply, written as JSON, to `SimLLM.usage` (an
+every operation SimLLM answers, the prompt a live run would send for the same inputs is
+built with the same builders the live model uses: `prompt_for` for SimLLM's own
+(methods/hyperskill/prompts.py for decompose, extract and merge, bench/judges.py for the
+self-judge) and `prompt_of` for any other declared model operation (its prompted
+implementation, run over a stand-in that captures the prompt before anything is sent);
+its tokens and those of the reply, written as JSON, are added to `SimLLM.usage` (an
 `llm.usage.Usage`) under the operation's name. The runner records the per-episode
 differences (agent, memory and judge tokens apart), so a SkillWorld run reports
 memory-construction tokens beside the agent's, as the paper's cost figure counts them.
@@ -22,7 +22,7 @@ as one call (no re-asks, no retries), and the agent's own tokens come from the e
 >>> row["calls"], row["prompt_tokens"] > 100, row["completion_tokens"] > 5
 (1, True, True)
 
-Not here: the simulated answers (simllm.py, baseline_ops.py).
+Not here: the simulated answers (simllm.py, each method's simulated operations).
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-from hyperskill_lite.baselines import PromptedBaselineOps
-from hyperskill_lite.baselines.ops import OPERATIONS
 from hyperskill_lite.bench.judges import judge_prompt
 from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.llm.tokens import count_tokens
@@ -43,7 +41,7 @@ from hyperskill_lite.methods.hyperskill.prompts import (
     result_text,
 )
 
-__all__ = ["METERED", "prompt_for", "reply_tokens", "MAX_TRAJECTORY_CHARS"]
+__all__ = ["METERED", "prompt_for", "prompt_of", "reply_tokens", "MAX_TRAJECTORY_CHARS"]
 
 MAX_TRAJECTORY_CHARS = 12000
 """Trajectories are clipped as `PromptedLLM` clips them by default."""
@@ -51,10 +49,9 @@ MAX_TRAJECTORY_CHARS = 12000
 PROFILE_PROMPT = {"gaia": "gaia", "webwalker": "webwalkerqa", "xbench": "xbench"}
 """SkillWorld profile -> the benchmark whose decomposition prompt a live run would use."""
 
-CORE = ("decompose", "extract", "merge", "judge")
-METERED = CORE + tuple(op for op in OPERATIONS if op != "trajectory_meta")
-"""The operations SimLLM answers that a live run sends to the model (trajectory_meta is
-SkillWorld bookkeeping, no call)."""
+METERED = ("decompose", "extract", "merge", "judge")
+"""SimLLM's own operations, which a live run sends to the model (every other method's
+declared operations are metered by `SimLLM.simulate`)."""
 
 
 class _Captured(Exception):
@@ -64,16 +61,13 @@ class _Captured(Exception):
 
 
 class _Capture:
-    """Stands where `PromptedBaselineOps` expects a chat model: it keeps the first prompt
-    and stops the operation before anything would be sent."""
+    """Stands where a prompted implementation expects a chat model: it keeps the first
+    prompt and stops the operation before anything would be sent."""
 
     max_trajectory_chars = MAX_TRAJECTORY_CHARS
 
     def chat_json(self, op: str, prompt: Any, validate: Any = None, schema: Any = None) -> Any:
         raise _Captured(prompt)
-
-
-_BASELINE_PROMPTS = PromptedBaselineOps(_Capture())
 
 
 def _text(prompt: Any) -> str:
@@ -107,8 +101,16 @@ def prompt_for(op: str, args: tuple, kwargs: dict[str, Any]) -> str:
     if op == "judge":
         task, ep = args[0], args[1]
         return judge_prompt(task.text, _traj(ep), ep.answer)
+    raise ValueError(f"{op!r} is not one of SimLLM's own operations {METERED}")
+
+
+def prompt_of(operation: Any, args: tuple, kwargs: dict[str, Any]) -> str:
+    """The prompt a live model would get for a declared model operation
+    (`methods.operations.ModelOperation`) with these arguments: its prompted
+    implementation run over `_Capture` ("" when it would send none for these inputs)."""
+    ops = operation.owner(_Capture())
     try:
-        getattr(_BASELINE_PROMPTS, op)(*args, **kwargs)
+        getattr(ops, operation.name)(*args, **kwargs)
     except _Captured as cap:
         return _text(cap.prompt)
     return ""  # the live operation decided not to call the model for these inputs

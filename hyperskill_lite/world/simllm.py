@@ -11,12 +11,13 @@ SimLLM keeps no random state between calls: each call draws from a generator der
 from (seed, task.id, operation) or, for merges, (seed, "merge", a.name, b.name), so a
 resumed run in a new process gets identical outputs.
 
-Baselines add operations by composing the helpers `phrase` (a skill for one latent id),
-`lesson_text` and `step_text` with `rng(...)`; the ten baselines' operations are in
-baseline_ops.py (`SimBaselineOps`) and plugmem_ops.py (`SimPlugMemOps`), mixed in.
-Every model operation is metered:
-`usage` holds the tokens a live model would have used for it (meter.py). Not here: outcomes (executor.py), task
-sampling (generator.py), any embedding.
+Other methods' model operations run here through `simulate`: each is declared once, in
+its method's module, with a simulated implementation that composes the helpers `phrase`
+(a skill for one latent id), `lesson_text`, `step_text`, `rng(...)` and those of
+toolkit.py (`SimToolkit`, mixed in: what an extraction expresses, notes, relevance).
+Every model operation is metered: `usage` holds the tokens a live model would have used
+for it (meter.py). Not here: outcomes (executor.py), task sampling (generator.py), any
+embedding.
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from hyperskill_lite.core.records import Fragment, Skill
 from hyperskill_lite.llm.tokens import count_tokens
 from hyperskill_lite.llm.usage import Usage
-from hyperskill_lite.types import Episode, Extraction, Fragment, Skill, Task
-from hyperskill_lite.world.baseline_ops import SimBaselineOps
+from hyperskill_lite.types import Episode, Extraction, Task
 from hyperskill_lite.world.latent import FIELDS, KIND_FIELD, latent_meta, latent_of, task_latent
-from hyperskill_lite.world.library import Library, load_library, split_sentences
-from hyperskill_lite.world.meter import METERED, prompt_for, reply_tokens
+from hyperskill_lite.world.library import load_library
+from hyperskill_lite.world.library_types import Library, split_sentences
+from hyperskill_lite.world.meter import METERED, prompt_for, prompt_of, reply_tokens
 from hyperskill_lite.world.params import WorldParams
-from hyperskill_lite.world.plugmem_ops import SimPlugMemOps
 from hyperskill_lite.world.rng import stable_rng
+from hyperskill_lite.world.toolkit import SimToolkit
 
 __all__ = ["SimLLM", "Seen", "parse_skill_text"]
 
@@ -80,7 +82,7 @@ def _end(sentence: str) -> str:
     return s if s.endswith((".", "!", "?")) else s + "."
 
 
-class SimLLM(SimBaselineOps, SimPlugMemOps):
+class SimLLM(SimToolkit):
     """Simulated LLM for SkillWorld tasks; see the module docstring.
 
     >>> from hyperskill_lite.world.generator import make_tasks
@@ -246,7 +248,7 @@ class SimLLM(SimBaselineOps, SimPlugMemOps):
         lib, p = self.library, self.params
         outcome = "success" if episode.success else "failure"
         rng = self.rng(task.id, "extract", outcome)
-        picks = self._picks(task, episode, rng)
+        picks = self.picks(task, episode, rng)
         seen = self.seen(episode)
         skills: list[Skill] = []
         for pid in picks:
@@ -315,6 +317,26 @@ class SimLLM(SimBaselineOps, SimPlugMemOps):
             truth = bool(episode.success)
         return truth != bool(rng.random() < self.params.self_judge_flip)
 
+    # -------------------------------------------------------- other operations
+    def simulate(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
+        """Perform a declared model operation (`methods.operations.ModelOperation`)
+        inside SkillWorld: its simulated implementation over this model, metered with the
+        tokens of the prompt its prompted implementation would send for the same inputs
+        (meter.py) and of the reply. An operation another one calls is metered once, at
+        the outside; one declared without a model call is not metered."""
+        if operation.simulated is None:
+            raise TypeError(f"{operation!r} has no simulated implementation")
+        self._depth += 1
+        try:
+            out = operation.simulated(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+        if self._depth == 0 and operation.model_call:
+            prompt = prompt_of(operation, args, kwargs)
+            if prompt:
+                self.usage.add(operation.name, count_tokens(prompt), reply_tokens(out))
+        return out
+
 
 def _metered(op: str, fn: Any) -> Any:
     """`fn` with its estimated prompt and reply tokens added to ``self.usage[op]``."""
@@ -335,5 +357,5 @@ def _metered(op: str, fn: Any) -> Any:
     return call
 
 
-for _op in METERED:  # every model operation SimLLM answers is metered (meter.py)
+for _op in METERED:  # SimLLM's own model operations are metered (meter.py)
     setattr(SimLLM, _op, _metered(_op, getattr(SimLLM, _op)))

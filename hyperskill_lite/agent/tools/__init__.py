@@ -23,14 +23,10 @@ webs tests use (`hyperskill_lite.testing`).
 """
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus, bm25_scores, tokenize
-from hyperskill_lite.agent.tools.documents import Caps, Converter, shared_converter
-from hyperskill_lite.agent.tools.files import (
-    DocumentError,
-    FileAccess,
-    OutsideFolder,
-    contained,
-    convert,
-)
+from hyperskill_lite.agent.tools.documents.formats import convert
+from hyperskill_lite.agent.tools.documents.kinds import Caps, DocumentError
+from hyperskill_lite.agent.tools.documents.service import Converter, shared_converter
+from hyperskill_lite.agent.tools.files import FileAccess, OutsideFolder, contained
 from hyperskill_lite.agent.tools.hits import SearchBackend, SearchHit, format_hits
 from hyperskill_lite.agent.tools.html import html_to_text, page_text
 from hyperskill_lite.agent.tools.media import MediaError, MediaTools
@@ -42,18 +38,18 @@ from hyperskill_lite.agent.tools.net import (
     UrlRefused,
 )
 from hyperskill_lite.agent.tools.pages import PageReader, paged
-from hyperskill_lite.agent.tools.providers import (
-    BraveSearch,
-    DuckDuckGoSearch,
-    HttpSearch,
-    JinaSearch,
+from hyperskill_lite.agent.tools.providers.base import (
     SearchProvider,
-    SearxngSearch,
-    SerperSearch,
-    TavilySearch,
     provider_classes,
     register_provider,
 )
+from hyperskill_lite.agent.tools.providers.brave import BraveSearch
+from hyperskill_lite.agent.tools.providers.duckduckgo import DuckDuckGoSearch
+from hyperskill_lite.agent.tools.providers.jina import JinaSearch
+from hyperskill_lite.agent.tools.providers.searxng import SearxngSearch
+from hyperskill_lite.agent.tools.providers.serper import SerperSearch
+from hyperskill_lite.agent.tools.providers.tavily import TavilySearch
+from hyperskill_lite.agent.tools.providers.url import HttpSearch
 from hyperskill_lite.agent.tools.readers import reader_lines, reader_report
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, safe_env
 from hyperskill_lite.agent.tools.search import make_search

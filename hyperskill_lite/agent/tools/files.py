@@ -13,8 +13,8 @@ answers, not a ``.env`` next to ``tasks.jsonl``).
 data file names (bench/gaia.py, bench/loaders.py): relative to `base`, no ``..`` out of
 it, not absolute, and, symlinks followed, inside `boundary`.
 
-Converting the bytes to text: documents/ (re-exported here: `convert`, `DocumentError`
-and the suffix tables).
+Converting the bytes to text: documents/ (`convert`, `DocumentError` and the suffix
+tables).
 
 Not here: answering a question about a file (toolbox.py), images and audio (media.py).
 """
@@ -25,21 +25,12 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
-from hyperskill_lite.agent.tools.documents import (
-    AUDIO_SUFFIXES,
-    DOCUMENT_SUFFIXES,
-    IMAGE_SUFFIXES,
-    MIME_SUFFIX,
-    TEXT_SUFFIXES,
+from hyperskill_lite.agent.tools.documents.kinds import (
     DocumentError,
-    convert,
-    markdown_table,
 )
 
-__all__ = ["FileAccess", "DocumentError", "convert", "markdown_table", "contained",
-           "OutsideFolder", "hf_boundary", "FILE_SCOPES", "ATTACHMENT_KEYS",
-           "TEXT_SUFFIXES", "DOCUMENT_SUFFIXES", "IMAGE_SUFFIXES", "AUDIO_SUFFIXES",
-           "MIME_SUFFIX"]
+__all__ = ["FileAccess", "contained",
+           "OutsideFolder", "hf_boundary", "FILE_SCOPES", "ATTACHMENT_KEYS"]
 
 FILE_SCOPES = ("attachments", "folder")
 """What the file tools may read: the task's attachments only, or anything in the root."""

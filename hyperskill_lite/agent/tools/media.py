@@ -24,10 +24,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.prompts import AUDIO_QUESTION, IMAGE_QUESTION, fill
+from hyperskill_lite.agent.prompts import AUDIO_QUESTION, IMAGE_QUESTION
 from hyperskill_lite.errors import LLMError, LLMRequestError
 from hyperskill_lite.llm.client import PromptedLLM
 from hyperskill_lite.llm.replies import strip_thinking
+from hyperskill_lite.llm.text import fill
 
 __all__ = ["MediaTools", "MediaError", "IMAGE_MIME", "AUDIO_MIME", "OP_IMAGE", "OP_AUDIO",
            "data_url"]

@@ -27,17 +27,16 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.documents import (
+from hyperskill_lite.agent.tools.documents.formats import cut
+from hyperskill_lite.agent.tools.documents.kinds import (
     AUDIO_SUFFIXES,
     DOCUMENT_SUFFIXES,
     IMAGE_SUFFIXES,
     MIME_SUFFIX,
     Caps,
-    Converter,
     DocumentError,
-    shared_converter,
 )
-from hyperskill_lite.agent.tools.documents.formats import cut
+from hyperskill_lite.agent.tools.documents.service import Converter, shared_converter
 from hyperskill_lite.agent.tools.net import FetchError, HttpClient
 
 __all__ = ["Page", "PageReader", "paged", "page_bounds"]

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
 from hyperskill_lite.agent.tools.hits import SearchBackend
-from hyperskill_lite.agent.tools.providers import provider_classes
+from hyperskill_lite.agent.tools.providers.base import provider_classes
 from hyperskill_lite.agent.tools.search_cache import CachedSearch, SearchCache
 from hyperskill_lite.agent.tools.settings import ToolSettings, resolve_search
 

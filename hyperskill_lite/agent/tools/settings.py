@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.tools.files import FILE_SCOPES
-from hyperskill_lite.agent.tools.providers import provider_classes
+from hyperskill_lite.agent.tools.providers.base import provider_classes
 from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
 
 __all__ = ["ToolSettings", "search_providers", "search_choices", "key_env", "endpoints",

@@ -39,21 +39,23 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.agent.framing import quote
-from hyperskill_lite.agent.prompts import CRAWL_SUMMARY, FILE_QUESTION, fill
+from hyperskill_lite.agent.prompts import CRAWL_SUMMARY, FILE_QUESTION
 from hyperskill_lite.agent.tools.corpus import LocalCorpus
-from hyperskill_lite.agent.tools.documents import Caps, Converter, shared_converter
-from hyperskill_lite.agent.tools.files import DocumentError, FileAccess
+from hyperskill_lite.agent.tools.documents.kinds import Caps, DocumentError
+from hyperskill_lite.agent.tools.documents.service import Converter, shared_converter
+from hyperskill_lite.agent.tools.files import FileAccess
 from hyperskill_lite.agent.tools.hits import SearchBackend, format_hits
 from hyperskill_lite.agent.tools.media import OP_AUDIO, OP_IMAGE, MediaError, MediaTools
 from hyperskill_lite.agent.tools.net import FetchError, HttpClient, UrlGuard
 from hyperskill_lite.agent.tools.pages import PageReader, paged
-from hyperskill_lite.agent.tools.providers import HttpSearch
+from hyperskill_lite.agent.tools.providers.url import HttpSearch
 from hyperskill_lite.agent.tools.readers import reader_report, warn_degraded
 from hyperskill_lite.agent.tools.sandbox import PythonSandbox
 from hyperskill_lite.agent.tools.search import make_search
 from hyperskill_lite.agent.tools.settings import ToolSettings, resolve_search
 from hyperskill_lite.errors import LLMError
 from hyperskill_lite.llm.replies import strip_thinking
+from hyperskill_lite.llm.text import fill
 
 log = logging.getLogger(__name__)
 

@@ -1,24 +1,16 @@
-"""Reply checks of the baselines' prompted operations: they repair what they can (a single
-object for a list, synonyms of an ExpeL operation, steps as a numbered body) and raise
-`ValueError` on the rest, which makes the model client re-ask once."""
+"""Reply checks several baselines' prompted operations share: they repair what they can (a
+single object for a list, steps as a numbered body) and raise `ValueError` on the rest,
+which makes the model client re-ask once. A check only one baseline's operation uses lives
+in its module (ExpeL's `check_insight_ops`, ...)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hyperskill_lite.agent.replies import clean_name
-from hyperskill_lite.baselines.ops.notes import (
-    _OP_SYNONYMS,
-    INSIGHT_OPS,
-    MAX_NOTE_CHARS,
-    InsightOp,
-    KnowledgeUpdate,
-    MemoryNote,
-    _as_list,
-    _clean,
-    _count,
-)
-from hyperskill_lite.types import Episode, Polarity
+from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _clean, _count
+from hyperskill_lite.core.records import Polarity
+from hyperskill_lite.types import Episode
 
 
 # --------------------------------------------------------------------------- reply checks
@@ -100,40 +92,6 @@ def check_notes(
     return out[:max_items]
 
 
-def check_insight_ops(obj: Any, n_rules: int) -> list[InsightOp]:
-    """Validate ExpeL operations ``[{"op", "rule_number", "rule"}]`` (rule numbers are
-    1-based as shown to the model). AGREE/REMOVE are read as UPVOTE/DOWNVOTE; an
-    operation naming a rule that does not exist is dropped.
-
-    >>> ops = check_insight_ops({"operations": [{"op": "AGREE", "rule_number": 2},
-    ...     {"op": "ADD", "rule": "Verify totals twice."}]}, n_rules=3)
-    >>> [(o.op, o.index, o.note and o.note.content) for o in ops]
-    [('UPVOTE', 1, None), ('ADD', None, 'Verify totals twice.')]
-    """
-    out = []
-    for it in _items(obj, ("operations", "ops")):
-        if not isinstance(it, dict):
-            continue
-        op = str(it.get("op") or it.get("operation") or "").strip().upper()
-        op = _OP_SYNONYMS.get(op, op)
-        if op not in INSIGHT_OPS:
-            continue
-        index = None
-        if op != "ADD":
-            try:
-                index = int(it.get("rule_number") or it.get("index")) - 1
-            except (TypeError, ValueError):
-                continue
-            if not 0 <= index < n_rules:
-                continue
-        note = None
-        if op in ("ADD", "EDIT"):
-            text = _clean(it.get("rule") or it.get("text") or it.get("insight") or "")
-            if not text:
-                continue
-            note = MemoryNote(title="", content=text[:MAX_NOTE_CHARS], count=2)
-        out.append(InsightOp(op, index, note))
-    return out
 
 
 def check_importance(obj: Any) -> int:
@@ -190,50 +148,7 @@ def _need_description(note: MemoryNote) -> MemoryNote:
     return note
 
 
-def _check_reflection(obj: Any) -> MemoryNote:
-    if not isinstance(obj, dict):
-        raise ValueError(f'expected {{"mistake", "corrected_reasoning"}}, got {type(obj).__name__}')
-    mistake = _clean(obj.get("mistake") or "")
-    fix = _clean(obj.get("corrected_reasoning") or obj.get("correction") or "")
-    if not fix:
-        raise ValueError('"corrected_reasoning" is empty')
-    return MemoryNote(
-        "Correction", fix[:MAX_NOTE_CHARS], description=mistake[:MAX_NOTE_CHARS], polarity="failure"
-    )
 
 
 def _check_cheatsheet(obj: Any, max_entries: int) -> list[MemoryNote]:
     return check_notes(obj, ("entries", "cheatsheet"), max_items=max_entries, min_items=0)
-
-
-def _check_knowledge(obj: Any, success: bool) -> KnowledgeUpdate:
-    if not isinstance(obj, dict):
-        raise ValueError(
-            f'expected {{"intents", "prescriptions", "propositions"}}, got {type(obj).__name__}'
-        )
-    intents = [s for s in (_clean(x) for x in _as_list(obj.get("intents"))) if s][:6]
-    pres, props = [], []
-    for it in _as_list(obj.get("prescriptions")):
-        if not isinstance(it, dict) or not _body(it):
-            continue
-        intent = _clean(it.get("intent") or "")
-        if intent and intent not in intents:
-            intents.append(intent)
-        i = intents.index(intent) if intent else 0
-        pol: Polarity = "success" if success or not it.get("avoid") else "failure"
-        pres.append((i, MemoryNote(clean_name(it.get("title") or ""), _body(it), polarity=pol)))
-    for it in _as_list(obj.get("propositions")):
-        if isinstance(it, dict) and _body(it):
-            props.append((_clean(it.get("concept") or "general"), MemoryNote("", _body(it))))
-    if pres and not intents:
-        raise ValueError('prescriptions need "intents" to attach to')
-    if not pres and not props:
-        raise ValueError("no prescriptions and no propositions")
-    return KnowledgeUpdate(intents, pres, props)
-
-
-def _check_guidance(obj: Any) -> MemoryNote | None:
-    if not isinstance(obj, dict):
-        raise ValueError(f'expected {{"use", "guidance"}}, got {type(obj).__name__}')
-    text = _clean(obj.get("guidance") or "")
-    return MemoryNote("Guidance", text[:MAX_NOTE_CHARS]) if text else None

@@ -1,7 +1,7 @@
-"""The units the baselines store and exchange with their model operations: `MemoryNote`
-(a ReasoningBank item, an ExpeL insight, an AWM workflow, a Voyager skill, ...),
-`InsightOp` (one ExpeL rule operation) and `KnowledgeUpdate` (what PlugMem structures out
-of an episode), with the small reply helpers they share."""
+"""The unit most baselines store and exchange with their model operations: `MemoryNote`
+(a ReasoningBank item, an ExpeL insight, an AWM workflow, a Voyager skill, ...), with the
+small reply helpers they share. A record only one baseline's operation returns lives in
+its module (ExpeL's `InsightOp`, PlugMem's `KnowledgeUpdate`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hyperskill_lite.types import Polarity
+from hyperskill_lite.core.records import Polarity
 
-INSIGHT_OPS = ("ADD", "EDIT", "UPVOTE", "DOWNVOTE")
-_OP_SYNONYMS = {"AGREE": "UPVOTE", "REMOVE": "DOWNVOTE", "DISAGREE": "DOWNVOTE"}
 MAX_NOTE_CHARS = 1500
 
 
@@ -62,25 +60,3 @@ class MemoryNote:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MemoryNote:
         return cls(**copy.deepcopy(d))
-
-
-@dataclass
-class InsightOp:
-    """One ExpeL rule operation on the list the model was shown: ``ADD`` a new rule
-    (`note`), ``EDIT`` rule `index` into `note`, ``UPVOTE`` or ``DOWNVOTE`` rule `index`
-    (0-based)."""
-
-    op: str
-    index: int | None = None
-    note: MemoryNote | None = None
-
-
-@dataclass
-class KnowledgeUpdate:
-    """What PlugMem structures out of one episode: the subgoal `intents` it pursued,
-    `prescriptions` (how-to knowledge) as ``(intent index, note)`` and `propositions`
-    (facts) as ``(concept, note)``."""
-
-    intents: list[str] = field(default_factory=list)
-    prescriptions: list[tuple[int, MemoryNote]] = field(default_factory=list)
-    propositions: list[tuple[str, MemoryNote]] = field(default_factory=list)

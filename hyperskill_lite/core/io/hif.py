@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.elements import POLARITIES
 from hyperskill_lite.core.embed import Encoder, encoder_by_name
 from hyperskill_lite.core.io.layout import (
     _EXTRA,
@@ -61,7 +62,7 @@ from hyperskill_lite.core.io.layout import (
     MemoryFormatError,
 )
 from hyperskill_lite.core.io.state import from_state, to_state
-from hyperskill_lite.core.memory import POLARITIES, HypergraphMemory
+from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.records import skill_text
 
 __all__ = ["HIF_FORMAT", "HIF_VERSION", "to_hif", "from_hif", "write_hif", "read_hif"]

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.elements import POLARITIES
 from hyperskill_lite.core.embed import Encoder
 from hyperskill_lite.core.io.layout import (
     MANIFEST,
     MemoryFormatError,
 )
 from hyperskill_lite.core.io.state import _fail
-from hyperskill_lite.core.memory import POLARITIES, HypergraphMemory
+from hyperskill_lite.core.memory import HypergraphMemory
 
 
 def _from_records_v1(state: dict[str, Any], encoder: Encoder, config: HyperSkillConfig | None,

@@ -20,10 +20,10 @@ task's earlier hyperedges out of its retrieval. Modes select the ablations (Figu
                      merge signal (Eq. 12) is hypergraph co-occurrence, which a flat store
                      does not use (our reading).
 
-Each mode registers itself here (`registry.register_method`), with its prompted
-operations. The model operations (decompose, extract, merge) live beside the method:
-ops.py (`PromptedHyperSkillOps` over a prompted client, the spec's ``prompted_ops``;
-`hyperskill_ops` picks them for a memory built directly; SimLLM and test doubles have
+Each mode registers itself here (`registry.register_method`; ``run --k`` sets the
+config's k_u, k_e and k_s). The model operations (decompose, extract, merge) live beside
+the method: ops.py (`PromptedHyperSkillOps` over a prompted client; `hyperskill_ops`
+picks them for the model the memory is built with, once; SimLLM and test doubles have
 them themselves), prompts.py (the paper's prompt texts and reply schemas) and replies.py
 (their contract checks).
 
@@ -39,22 +39,18 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
-from hyperskill_lite.core.io import load_memory, save_memory
+from hyperskill_lite.core.io.read import load_memory
+from hyperskill_lite.core.io.write import save_memory
 from hyperskill_lite.core.maintenance import maintain
 from hyperskill_lite.core.memory import HypergraphMemory
-from hyperskill_lite.core.retrieval import retrieve
+from hyperskill_lite.core.records import MaintenanceReport
+from hyperskill_lite.core.retrieval import MODES, retrieve
 from hyperskill_lite.errors import LLMError
 from hyperskill_lite.methods.hyperskill.ops import PromptedHyperSkillOps, hyperskill_ops
 from hyperskill_lite.methods.registry import MethodSpec, register_method
-from hyperskill_lite.types import (
-    Episode,
-    MaintenanceReport,
-    MemoryContext,
-    MemoryLLM,
-    Task,
-)
+from hyperskill_lite.types import Episode, MemoryContext, MemoryLLM, Task
 
-__all__ = ["MODES", "HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
+__all__ = ["HyperSkillMemory", "ExtractionFailed", "PromptedHyperSkillOps",
            "hyperskill_ops"]
 
 
@@ -65,8 +61,6 @@ class ExtractionFailed(LLMError):
     episode's record and goes on."""
 
 
-MODES = ("full", "no-subtask", "no-trajectory", "flat")
-"""HyperSkill's modes: the full method and its three ablations (module docstring)."""
 
 
 class HyperSkillMemory:
@@ -105,6 +99,14 @@ class HyperSkillMemory:
 
     def _plans(self) -> bool:
         return self.mode in ("full", "no-trajectory")
+
+    def retrieval_budget(self) -> dict[str, int]:
+        """The retrieval budgets this mode uses (what run.json records): k_u for the
+        subtask path, k_e for the trajectory path, k_s for the skills surfaced."""
+        cfg = self.config
+        used = {"full": ("k_u", "k_e", "k_s"), "no-subtask": ("k_e", "k_s"),
+                "no-trajectory": ("k_u", "k_s"), "flat": ("k_s",)}[self.mode]
+        return {k: int(getattr(cfg, k)) for k in used}
 
     def begin(self, task: Task) -> MemoryContext:
         """Decompose (P_0) and retrieve (Eqs. 4-9). A decomposition whose model call
@@ -223,4 +225,4 @@ for _name, _mode_name, _text in (
      "HyperSkill without the hypergraph: top-k skills by cosine (ablation, Figure 4)"),
 ):
     register_method(MethodSpec(_name, "hyperskill", _text, _mode(_mode_name),
-                               prompted_ops=PromptedHyperSkillOps, exclude_self=True))
+                               exclude_self=True, takes_k="config"))

@@ -11,8 +11,9 @@ checks the replies with their contracts (replies.py):
 The operation names sent with each call ("decompose", "extract", "merge") are the ones
 the client counts usage under and a cassette records, so cassettes recorded before the
 operations moved here replay as they are. `hyperskill_ops` picks what performs the
-operations for a model, the way `baselines.ops.baseline_ops` does for the baselines: a
-model that has them itself (SimLLM, a test double) is used as is.
+operations for a model, once, when `HyperSkillMemory` is built (as
+`methods.operations.operations_over` does for the baselines): a model that has them
+itself (SimLLM, a test double) is used as is.
 
 Not here: requests, retries and re-asks (llm/client.py), the self-judge (bench/judges.py).
 """
@@ -22,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hyperskill_lite.core.records import Fragment, Polarity, Skill
+from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.methods.hyperskill.prompts import (
-    BENCHMARKS,
     SCHEMAS,
     decomposition_prompt,
     extraction_prompt,
@@ -36,7 +38,7 @@ from hyperskill_lite.methods.hyperskill.replies import (
     check_merged,
     check_steps,
 )
-from hyperskill_lite.types import Episode, Extraction, Fragment, Polarity, Skill, Task
+from hyperskill_lite.types import Episode, Extraction, Task
 
 __all__ = ["OPERATIONS", "PromptedHyperSkillOps", "hyperskill_ops"]
 

@@ -48,7 +48,6 @@ from hyperskill_lite.llm.structured import arr, obj
 from hyperskill_lite.llm.text import clip_middle, fill
 
 __all__ = [
-    "BENCHMARKS",
     "DECOMPOSE_GAIA",
     "DECOMPOSE_WEBWALKERQA",
     "DECOMPOSE_XBENCH",

@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 from hyperskill_lite.agent.replies import SHORT_NAME_WORDS, clean_name, clean_text
-from hyperskill_lite.types import Extraction, Polarity, Skill
+from hyperskill_lite.core.records import Polarity, Skill
+from hyperskill_lite.types import Extraction
 
 __all__ = [
     "check_steps",
