@@ -45,6 +45,7 @@ from hyperskill_lite.course.catalog import catalog, exercise
 from hyperskill_lite.course.check import function_feedback
 from hyperskill_lite.course.contained import AnswerJob, isolation_problem, run_answers
 from hyperskill_lite.course.exercises import TAGS, cell_id, exercise_cells, exercise_metadata
+from hyperskill_lite.course.feedback import TriesLedger
 from hyperskill_lite.course.key import META, read_key, records_of, source_sha
 from hyperskill_lite.course.student import MANIFEST, NOTE_ID, StudentCopyError, student_notebook
 from hyperskill_lite.course.tamper import find_flags
@@ -478,6 +479,15 @@ def test_the_grade_cli_says_what_is_wrong_in_one_line(tmp_path):
     assert "cannot contain the learner's code here" in r.stderr and "--isolation process" in r.stderr
 
 
+def test_a_try_is_a_distinct_submitted_file(tmp_path):
+    ledger = TriesLedger(tmp_path / "tries.json")
+    assert [ledger.count("bo", "04.ipynb", b) for b in (b"a", b"a", b"b")] == [1, 1, 2]
+    assert ledger.count("al", "04.ipynb", b"a") == 1  # each student's own count
+    (tmp_path / "tries.json").write_text("{broken")
+    with pytest.raises(ValueError, match="is damaged"):
+        ledger.count("bo", "04.ipynb", b"c")
+
+
 def test_feedback_follows_the_reveal_policy(tmp_path):
     student = student_notebook(json.loads((ROOT / "notebooks" / "04_utility_and_pruning.ipynb")
                                           .read_text()))
@@ -498,8 +508,6 @@ def test_feedback_follows_the_reveal_policy(tmp_path):
     first = (tmp_path / "fb" / "bo" / "04_utility_and_pruning.txt").read_text()
     assert "(try 1)" in first and "04.1  recorded" in first and "0.645" not in first
     assert "04.2  not answered: not answered" in first  # the student's own to fix: told
-    r = _cli(*args)  # the same file again: not a new try
-    assert "(try 1)" in (tmp_path / "fb" / "bo" / "04_utility_and_pruning.txt").read_text()
     sub.write_text(json.dumps(student) + "\n")  # a second submission
     r = _cli(*args)
     second = (tmp_path / "fb" / "bo" / "04_utility_and_pruning.txt").read_text()

@@ -41,6 +41,8 @@ flags (tamper.py), student feedback and the reveal policy (feedback.py).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import tempfile
 import time
@@ -441,8 +443,6 @@ def _rubrics(src: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _to_gradebook(report: GradeReport, path: Path, src_path: Path, src: dict[str, Any],
                   sub: dict[str, Any], course: Path | None, student: str, assignment: str) -> None:
     """nbgrader's part (gradebook.py): in `course`, or in a temporary course folder."""
-    import json
-
     verdicts = {}
     for g in report.grades:
         gid = cell_id(g.exercise, "answer" if g.kind == "written" else "test")
@@ -470,8 +470,10 @@ def _to_gradebook(report: GradeReport, path: Path, src_path: Path, src: dict[str
             if path.resolve() != expected.resolve():
                 raise NotebookError(f"{path}: in an nbgrader course a submission is read from "
                                     f"{expected}")
+        digest = hashlib.sha256(json.dumps(src, sort_keys=True).encode()).hexdigest() \
+            if course is None else None
         result = autograde(root, src_path.name, verdicts, _rubrics(src), assignment=assignment,
-                           student=student)
+                           student=student, source_digest=digest)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

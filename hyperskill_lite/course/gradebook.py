@@ -97,13 +97,21 @@ def _preprocessor(verdicts: dict[str, Verdict], rubrics: dict[str, dict[str, Any
     return ContainedVerdicts
 
 
+_RECORDED: dict[str, bytes] = {}
+"""Gradebooks just after nbgrader recorded an instructor's notebook, by the notebook's
+digest: a fresh course folder starts from one instead of recording it again."""
+
+
 def autograde(root: Path, name: str, verdicts: dict[str, Verdict],
               rubrics: dict[str, dict[str, Any]] | None = None, *,
-              assignment: str = ASSIGNMENT, student: str = STUDENT) -> dict[str, Any]:
+              assignment: str = ASSIGNMENT, student: str = STUDENT,
+              source_digest: str | None = None) -> dict[str, Any]:
     """Record the instructor's notebook ``root/source/assignment/name`` in the gradebook
     when it is not there yet, autograde ``root/submitted/student/assignment/name`` with
     `verdicts` (module docstring), and return ``{"scores": {grade id: [score, max]},
-    "seconds": {...}}``; ``{"error": line, "log": ...}`` when nbgrader refuses."""
+    "seconds": {...}}``; ``{"error": line, "log": ...}`` when nbgrader refuses. A fresh
+    course folder (no gradebook yet) given the `source_digest` of the instructor's
+    notebook starts from the gradebook this process recorded for it before."""
     from nbgrader.api import Gradebook, MissingEntry  # lazy: the course extra
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.coursedir import CourseDirectory
@@ -141,6 +149,9 @@ def autograde(root: Path, name: str, verdicts: dict[str, Verdict],
     coursedir = CourseDirectory(config=c)
     t0 = time.perf_counter()
     db = f"sqlite:///{root / 'gradebook.db'}"
+    cache_key = f"{source_digest}/{assignment}/{stem}" if source_digest else None
+    if cache_key in _RECORDED and not (root / "gradebook.db").exists():
+        (root / "gradebook.db").write_bytes(_RECORDED[cache_key])
     with Gradebook(db, COURSE_ID) as gb:
         try:
             gb.find_notebook(stem, assignment)
@@ -152,6 +163,8 @@ def autograde(root: Path, name: str, verdicts: dict[str, Verdict],
         if not made["success"]:
             return {"error": "nbgrader could not record the instructor's notebook",
                     "log": made.get("log", "") + made.get("error", "")}
+        if cache_key is not None:
+            _RECORDED[cache_key] = (root / "gradebook.db").read_bytes()
     t1 = time.perf_counter()
     app = Autograde(coursedir=coursedir, config=c)
     app.create_student = True

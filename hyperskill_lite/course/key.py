@@ -25,10 +25,10 @@ source still matches (a stale record, from before the cell was edited, is not gr
 then says *correct* or *not yet*. Before then no student-side file holds anything to
 compare with (grading.md, "Revealing correctness", for tries counted by the grader).
 
->>> meta = key_metadata("04.1", "float", value=0.705)
+>>> meta = key_metadata("04.1", "float", value=0.5)
 >>> entry = parse_key(meta["hyperskill_course"]["key"])
 >>> entry.exercise, entry.value
-('04.1', 0.705)
+('04.1', 0.5)
 
 Not here: checking and recording (check.py, verify.py), grading (grade.py).
 """
