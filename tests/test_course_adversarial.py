@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -126,3 +128,16 @@ def test_wrong_answers_are_told_without_the_key(tmp_path, copy):
     details = {g.exercise: g.detail for g in report.grades}  # the instructor's table has them
     assert "0.705" in details["04.1"] and "n3" in details["04.2"]
     assert "prune_ratio(" in details["04.4"] and "the library gives" in details["04.4"]
+
+
+def test_the_grader_refuses_to_run_from_a_folder_with_a_shadow_package(tmp_path):
+    # the shadow package of the attack, written where a teacher might run the grader
+    subprocess.run([sys.executable, "-c", ADV["SHADOW"]], cwd=tmp_path, check=True)
+    assert (tmp_path / "hyperskill_lite" / "course" / "__init__.py").is_file()
+    r = subprocess.run([sys.executable, "-m", "hyperskill_lite.course", "grade", str(NB04),
+                        "--isolation", ISOLATION], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert "shadows it" in r.stderr
+    r = subprocess.run([sys.executable, "-I", "-m", "hyperskill_lite.course", "grade", str(NB04),
+                        "--isolation", ISOLATION], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "4 of 4 correct" in r.stdout, r.stderr  # -I: not on sys.path

@@ -175,8 +175,27 @@ def _capstone(args: argparse.Namespace) -> int:
     return 0
 
 
+def shadowed() -> str | None:
+    """Why the library imported here is not the installed one (a folder named
+    ``hyperskill_lite`` in the working folder, as a student's notebook can write, shadows
+    it when Python puts the working folder on sys.path), or None."""
+    import hyperskill_lite  # lazy: the package this module belongs to, as imported
+
+    here = Path(__file__).resolve().parents[1]
+    found = Path(hyperskill_lite.__file__).resolve().parent
+    if found != here:
+        return (f"the package hyperskill_lite was imported from {found}, not from where the "
+                f"grader is installed ({here}): a folder of that name in the working folder "
+                "shadows it; run the command from another folder (or as python -I -m ...)")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    why = shadowed()
+    if why:
+        print(f"course {args.command}: {why}", file=sys.stderr)
+        return 2
     if args.command == "student":
         return _student(args)
     if args.command == "reveal":
