@@ -19,7 +19,8 @@ from hyperskill_lite.course import format_report, grade_notebook
 from hyperskill_lite.course.catalog import read_catalog
 from hyperskill_lite.course.contained import isolation_problem
 from hyperskill_lite.course.exercises import exercise_cells
-from hyperskill_lite.course.gradebook import WRITTEN_STUB, student_notebook
+from hyperskill_lite.course.gradebook import WRITTEN_STUB
+from hyperskill_lite.course.student import student_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "course" / "written"

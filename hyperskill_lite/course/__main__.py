@@ -179,10 +179,9 @@ def shadowed() -> str | None:
     """Why the library imported here is not the installed one (a folder named
     ``hyperskill_lite`` in the working folder, as a student's notebook can write, shadows
     it when Python puts the working folder on sys.path), or None."""
-    import hyperskill_lite  # lazy: the package this module belongs to, as imported
-
+    package = sys.modules.get("hyperskill_lite")  # imported before this module, as it was
     here = Path(__file__).resolve().parents[1]
-    found = Path(hyperskill_lite.__file__).resolve().parent
+    found = Path(getattr(package, "__file__", None) or here / "__init__.py").resolve().parent
     if found != here:
         return (f"the package hyperskill_lite was imported from {found}, not from where the "
                 f"grader is installed ({here}): a folder of that name in the working folder "
