@@ -513,3 +513,18 @@ def test_feedback_follows_the_reveal_policy(tmp_path):
     second = (tmp_path / "fb" / "bo" / "04_utility_and_pruning.txt").read_text()
     assert "(try 2)" in second and "04.1  wrong: 0.645 is not the value" in second
     assert "0.705" not in second and "points: 0 of 4" in second
+
+
+@pytest.mark.skipif(ISOLATION != "bwrap", reason="folders are covered under bubblewrap")
+def test_a_hidden_folder_is_covered_inside_the_sandbox():
+    # how the grader keeps an installed library out of the sandbox: a folder inside the
+    # Python installation (numpy's, here) covered by an empty tmpfs
+    from hyperskill_lite.agent.tools.sandbox import PythonSandbox, bwrap_command
+
+    numpy_dir = str(Path(np.__file__).resolve().parent)
+    args = bwrap_command("bwrap", Path("/dev/null"), as_root=False, hide=(numpy_dir, "/nowhere"))
+    assert args[args.index(numpy_dir) - 1] == "--tmpfs"
+    assert "/nowhere" not in args  # not inside a bound folder: nothing to cover
+    seen = PythonSandbox(isolation="bwrap", hide=(numpy_dir,)).run(
+        "import os\nprint(sorted(os.listdir(%r)))" % numpy_dir)
+    assert seen.strip() == "[]", seen
