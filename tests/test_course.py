@@ -526,5 +526,18 @@ def test_a_hidden_folder_is_covered_inside_the_sandbox():
     assert args[args.index(numpy_dir) - 1] == "--tmpfs"
     assert "/nowhere" not in args  # not inside a bound folder: nothing to cover
     seen = PythonSandbox(isolation="bwrap", hide=(numpy_dir,)).run(
-        "import os\nprint(sorted(os.listdir(%r)))" % numpy_dir)
+        f"import os\nprint(sorted(os.listdir({numpy_dir!r})))")
     assert seen.strip() == "[]", seen
+
+
+def test_a_setup_cell_that_differs_only_by_the_instructors_later_edits_is_not_flagged():
+    # a student copy handed out before the instructor changed the notebook's first cell
+    src = _nb("import numpy as np\nimport pandas as pd\nfrom hyperskill_lite.course import check, "
+              "check_function", "x = 1")
+    sub = _nb("import numpy as np\nfrom hyperskill_lite.course import check, check_function",
+              "x = 1")
+    assert find_flags(sub, src) == []
+    sub = _nb("import numpy as np\nfrom hyperskill_lite.course import check, verify_answer", "x = 1")
+    assert [str(f) for f in find_flags(sub, src)] == [
+        "cell 0 (c0): imports the grader's package (hyperskill_lite.course.verify_answer)",
+        "cell 0 (c0): rebinds verify_answer, a name of the grader's"]

@@ -39,10 +39,12 @@ from typing import Any
 from hyperskill_lite.course.contained import strip_magics
 from hyperskill_lite.course.exercises import cell_text, exercise_cells
 
-__all__ = ["Flag", "find_flags", "GRADER_NAMES"]
+__all__ = ["Flag", "find_flags", "GRADER_NAMES", "LEARNER_API"]
 
 GRADER_NAMES = frozenset({"check", "check_function", "verify_answer", "verify_function",
                           "ExerciseFailed", "NotAnswered", "Verdict"})
+LEARNER_API = frozenset({"check", "check_function"})
+"""What a notebook imports from the course package for its learner: not a flag."""
 _BY_NAME = {"__import__", "exec", "eval", "compile"}
 _LOW_LEVEL = {"ctypes", "gc", "signal", "subprocess", "socket", "multiprocessing", "pty",
               "_thread", "threading", "mmap", "inspect", "marshal", "pickle", "dill"}
@@ -122,10 +124,12 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        self._module(node.module or "")
+        module = node.module or ""
         for a in node.names:
-            self._module(f"{node.module}.{a.name}")
-        self.generic_visit(node)
+            if module == "hyperskill_lite.course" and a.name in LEARNER_API and a.asname is None:
+                continue  # the learner's own checks, as the notebook imports them
+            self._module(f"{module}.{a.name}" if module else a.name)
+            self._bind(a.asname or a.name)
 
     def _module(self, name: str) -> None:
         top = name.split(".")[0]
