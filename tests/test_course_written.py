@@ -64,6 +64,9 @@ def test_the_fixture_is_what_its_builder_writes(tmp_path):
 
     mod = runpy.run_path(str(FIXTURE / "make_written.py"))
     assert set(mod["QUESTIONS"]) == {"98.1", "98.2"}
+    mod["main"](tmp_path)
+    for name in ("98_written.ipynb", "exercises.toml"):
+        assert (tmp_path / name).read_bytes() == (FIXTURE / name).read_bytes(), name
     nb = json.loads(NB.read_text())
     roles = [(c.exercise, c.role) for c in exercise_cells(nb["cells"])]
     assert roles == [("98.1", "answer"), ("98.1", "rubric"), ("98.2", "answer"), ("98.2", "rubric")]
