@@ -9,6 +9,7 @@ outcomes an ordinary in-process run gives."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -123,3 +124,26 @@ def test_the_command_writes_a_page_and_refuses_a_folder_it_did_not_make(tmp_path
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "holds other files" in r.stderr
     assert [p.name for p in (tmp_path / "other").iterdir()] == ["notes.txt"]
+
+
+def test_a_submission_runs_as_nobody_without_the_network(tmp_path):
+    from hyperskill_lite.course.capstone.remote import ContainedMemory, WorldDesk
+    from hyperskill_lite.world import SimLLM
+
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os, socket\n"
+        "from hyperskill_lite.methods import MethodSpec\n"
+        "try:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    net = 'yes'\n"
+        "except OSError:\n    net = 'no'\n"
+        "SPEC = MethodSpec(name='probe', group='plugin', description=f'uid={os.getuid()} net={net}',"
+        " factory=lambda ops, encoder, config: None)\n")
+    memory = ContainedMemory.start(probe, WorldDesk(SimLLM(seed=0)), isolation=ISOLATION)
+    try:
+        uid, net = (part.split("=")[1] for part in memory.description.split())
+    finally:
+        memory.close()
+    if os.geteuid() == 0:
+        assert uid == "65534"  # root starts it, "nobody" runs it
+    if ISOLATION == "bwrap":
+        assert net == "no"

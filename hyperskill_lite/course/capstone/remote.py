@@ -54,7 +54,7 @@ from hyperskill_lite.types import (
     Task,
 )
 
-__all__ = ["CHILD", "ContainedMemory", "Limits", "MethodFailed", "WorldDesk"]
+__all__ = ["CHILD", "DROP_ENV", "ContainedMemory", "Limits", "MethodFailed", "WorldDesk"]
 
 CHILD = Path(__file__).with_name("child.py")
 PACKAGE = Path(__file__).resolve().parents[2]
@@ -63,6 +63,8 @@ MAX_LINE = 8 * 2**20
 MAX_ITEMS, MAX_TEXT = 500, 400_000
 """A context keeps at most this many items and characters of text."""
 _NOBODY = 65534
+DROP_ENV = "HYPERSKILL_CAPSTONE_DROP"
+"""Set for a child bwrap starts as root: it becomes "nobody" first thing (child.py)."""
 
 
 class MethodFailed(RuntimeError):
@@ -213,22 +215,29 @@ class ContainedMemory:
                "HYPERSKILL_CAPSTONE_ENCODER": encoder, "HYPERSKILL_CACHE": "off",
                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONHASHSEED": "0"}
         args = ["--builtin", builtin] if builtin else []
+        if submission is not None:  # a copy anyone may read (the code runs as "nobody")
+            shutil.copyfile(submission, folder / "submission.py")
+            os.chmod(folder / "submission.py", 0o644)
         cpu = int(limits.total_seconds + limits.start_seconds) + 1
         as_root = os.geteuid() == 0
         if isolation == "bwrap":
-            cmd = bwrap_command(shutil.which("bwrap") or "bwrap", CHILD, as_root=False)
+            # as the python tool's sandbox does: as root, bwrap keeps only the capabilities
+            # to become "nobody" (child.py does, before it reads the submission); otherwise
+            # a user namespace
+            cmd = bwrap_command(shutil.which("bwrap") or "bwrap", CHILD, as_root=as_root)
             cmd += ["--ro-bind", str(PACKAGE), str(PACKAGE)]
-            if submission is not None:
-                cmd += ["--ro-bind", str(Path(submission).resolve()), "/run/hsl/submission.py"]
-                args = ["/run/hsl/submission.py"]
+            if submission is not None:  # in a folder "nobody" may enter
+                cmd += ["--perms", "0755", "--dir", "/capstone", "--ro-bind",
+                        str(folder / "submission.py"), "/capstone/submission.py"]
+                args = ["/capstone/submission.py"]
             cmd += [sys.executable, "-I", "-B", "/run/hsl/main.py", *args]
             cwd, drop = folder, False
+            if as_root:
+                env[DROP_ENV] = "1"
         elif isolation == "process":
             work = folder / "work"
             work.mkdir()
             if submission is not None:
-                shutil.copyfile(submission, folder / "submission.py")
-                os.chmod(folder / "submission.py", 0o644)
                 args = [str(folder / "submission.py")]
             if as_root:
                 os.chown(work, _NOBODY, _NOBODY)
