@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import maintenance_period
-from hyperskill_lite.course.capstone.remote import ContainedMemory, Limits, MethodFailed, WorldDesk
+from hyperskill_lite.course.capstone.remote import (
+    ContainedMemory,
+    Limits,
+    MethodFailed,
+    WorldDesk,
+    process_isolation_note,
+)
 from hyperskill_lite.course.capstone.submission import find_submissions, scan_submission
 from hyperskill_lite.launch import skillworld_parts
 from hyperskill_lite.protocol import EvalProtocol
@@ -174,6 +180,9 @@ def rank_class(submissions: Sequence[Path] | Path, *, profile: str = "gaia",
         [Path(p) for p in submissions]
     if order_seed is None:
         order_seed = secrets.randbelow(2**31)
+    note = process_isolation_note() if isolation == "process" else ""
+    if note:
+        say(f"warning: {note}")
     kw = dict(profile=profile, episodes=int(episodes), order_seed=int(order_seed),
               isolation=isolation, limits=limits, encoder=encoder)
     refs = {}
@@ -208,5 +217,5 @@ def rank_class(submissions: Sequence[Path] | Path, *, profile: str = "gaia",
                 "order_seed": int(order_seed), "isolation": isolation, "encoder": encoder,
                 "call_seconds": limits.call_seconds, "total_seconds": limits.total_seconds,
                 "memory_mb": limits.memory_mb, "stats_seed": stats_seed, "n_boot": n_boot,
-                "submissions": len(files)}
+                "submissions": len(files), "isolation_note": note}
     return Ranking(refs, entries, failed, settings)

@@ -54,7 +54,8 @@ from hyperskill_lite.types import (
     Task,
 )
 
-__all__ = ["CHILD", "DROP_ENV", "ContainedMemory", "Limits", "MethodFailed", "WorldDesk"]
+__all__ = ["CHILD", "DROP_ENV", "ContainedMemory", "Limits", "MethodFailed", "WorldDesk",
+           "nobody_can_run_python", "process_isolation_note"]
 
 CHILD = Path(__file__).with_name("child.py")
 PACKAGE = Path(__file__).resolve().parents[2]
@@ -173,6 +174,28 @@ def _episode_json(ep: Episode) -> dict[str, Any]:
     return json.loads(json.dumps(d, default=str))
 
 
+def nobody_can_run_python() -> bool:
+    """Whether the user "nobody" can reach and run this interpreter (every folder above it
+    searchable by others, the file readable and executable by them)."""
+    exe = Path(os.path.realpath(sys.executable))
+    try:
+        if any(not os.stat(parent).st_mode & 0o001 for parent in exe.parents):
+            return False
+        return os.stat(exe).st_mode & 0o005 == 0o005
+    except OSError:
+        return False
+
+
+def process_isolation_note() -> str:
+    """The one line a ranking records when ``process`` isolation cannot become "nobody"
+    (run by root with an interpreter only root can reach), or ""."""
+    if os.geteuid() == 0 and not nobody_can_run_python():
+        return (f"process isolation run by root: the interpreter ({sys.executable}) is not "
+                "reachable by the user nobody, so the submissions ran as root with resource "
+                "limits only; use bwrap isolation, or a Python installation outside /root")
+    return ""
+
+
 def _limit(memory_mb: int, cpu_seconds: int, drop: bool) -> Any:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
@@ -243,7 +266,7 @@ class ContainedMemory:
                 os.chown(work, _NOBODY, _NOBODY)
             env["HOME"] = str(work)
             cmd = [sys.executable, "-I", "-B", str(CHILD), *args]
-            cwd, drop = work, as_root
+            cwd, drop = work, as_root and nobody_can_run_python()
         else:
             raise ValueError(f"isolation must be bwrap or process, got {isolation!r}")
         try:
@@ -251,6 +274,9 @@ class ContainedMemory:
                                     stdout=subprocess.PIPE, stderr=stderr,
                                     start_new_session=True,
                                     preexec_fn=_limit(limits.memory_mb, cpu, drop))
+        except OSError as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise MethodFailed(f"it could not be started ({e.strerror or e})") from None
         finally:
             stderr.close()
         mem = cls(proc, folder, desk, limits, name=builtin or "", description="")
