@@ -41,10 +41,6 @@ flags (tamper.py), student feedback and the reveal policy (feedback.py).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +73,13 @@ from hyperskill_lite.course.exercises import (
     exercise_cells,
     read_notebook,
 )
-from hyperskill_lite.course.gradebook import ASSIGNMENT, STUDENT, WRITTEN_STUB, Verdict, autograde
+from hyperskill_lite.course.gradebook import (
+    ASSIGNMENT,
+    STUDENT,
+    WRITTEN_STUB,
+    Verdict,
+    grade_in_course,
+)
 from hyperskill_lite.course.key import KeyEntry, read_key, records_of, source_sha
 from hyperskill_lite.course.references import reference
 from hyperskill_lite.course.tamper import find_flags
@@ -429,60 +431,21 @@ def grade_notebook(path: Path, source: Path = REPO_NOTEBOOKS, *, isolation: str 
     return report
 
 
-def _rubrics(src: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for c in exercise_cells(src["cells"]):
-        if c.role == "rubric":
-            cell = src["cells"][c.index]
-            out[cell_id(c.exercise, "answer")] = {"source": cell_text(cell),
-                                                  "id": cell_id(c.exercise, "rubric"),
-                                                  "metadata": cell.get("metadata", {})}
-    return out
-
-
 def _to_gradebook(report: GradeReport, path: Path, src_path: Path, src: dict[str, Any],
                   sub: dict[str, Any], course: Path | None, student: str, assignment: str) -> None:
     """nbgrader's part (gradebook.py): in `course`, or in a temporary course folder."""
     verdicts = {}
     for g in report.grades:
-        gid = cell_id(g.exercise, "answer" if g.kind == "written" else "test")
         if g.kind == "written":
             continue  # nbgrader itself leaves it to formgrader (or 0 when blank)
+        gid = cell_id(g.exercise, "test")
         verdicts[gid] = Verdict(gid, g.points, _verdict_text(g),
                                 "NotAnswered" if g.status == "not answered" else "ExerciseFailed")
-    tmp = None
-    try:
-        if course is None:
-            tmp = Path(tempfile.mkdtemp(prefix="hsl-grade-"))
-            root = tmp
-            (root / "source" / assignment).mkdir(parents=True)
-            (root / "source" / assignment / src_path.name).write_text(json.dumps(src),
-                                                                       encoding="utf-8")
-            target = root / "submitted" / student / assignment / src_path.name
-            target.parent.mkdir(parents=True)
-            target.write_text(json.dumps(sub), encoding="utf-8")
-        else:
-            root = Path(course)
-            if not (root / "source" / assignment / src_path.name).is_file():
-                raise NotebookError(f"{root}: no source/{assignment}/{src_path.name}; put the "
-                                    "instructor's notebook there (nbgrader's course layout)")
-            expected = root / "submitted" / student / assignment / src_path.name
-            if path.resolve() != expected.resolve():
-                raise NotebookError(f"{path}: in an nbgrader course a submission is read from "
-                                    f"{expected}")
-        digest = hashlib.sha256(json.dumps(src, sort_keys=True).encode()).hexdigest() \
-            if course is None else None
-        result = autograde(root, src_path.name, verdicts, _rubrics(src), assignment=assignment,
-                           student=student, source_digest=digest)
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-    if "error" in result:
-        raise NotebookError(f"{path.name}: {result['error']}")
+    result = grade_in_course(course, path, src_path.name, src, sub, verdicts,
+                             student=student, assignment=assignment)
     report.gradebook = result
     for g in report.grades:
-        gid = cell_id(g.exercise, "answer" if g.kind == "written" else "test")
-        got = result["scores"].get(gid)
+        got = result["scores"].get(cell_id(g.exercise, "test"))
         if got is not None and g.kind != "written" and (got[0] or 0.0) != (g.points or 0.0):
             report.problems.append(f"the gradebook holds {got[0]} for {g.exercise}, not "
                                    f"{g.points}: grade again")

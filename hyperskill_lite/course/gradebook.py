@@ -21,15 +21,21 @@ Not here: deciding the verdicts (grade.py), the course folder's layout (nbgrader
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import shutil
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ASSIGNMENT", "COURSE_ID", "STUDENT", "WRITTEN_STUB", "Verdict", "autograde"]
+from hyperskill_lite.course.exercises import NotebookError, cell_id, cell_text, exercise_cells
+
+__all__ = ["ASSIGNMENT", "COURSE_ID", "STUDENT", "WRITTEN_STUB", "Verdict", "autograde",
+           "grade_in_course", "rubrics_of"]
 
 WRITTEN_STUB = "*Your answer here (a few sentences).*"
 """What a written question's answer cell holds in a student copy (student.py)."""
@@ -182,3 +188,55 @@ def autograde(root: Path, name: str, verdicts: dict[str, Verdict],
                                           "autograde": round(t2 - t1, 2)},
             "autograded": str(root / "autograded" / student / assignment / name),
             "log": json.dumps(done.get("log", "")[-2000:])}
+
+
+def rubrics_of(src: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each written question's rubric cell in the instructor's notebook, by the grade id
+    of its answer cell (what `ContainedVerdicts` puts beside the answer)."""
+    out = {}
+    for c in exercise_cells(src["cells"]):
+        if c.role == "rubric":
+            cell = src["cells"][c.index]
+            out[cell_id(c.exercise, "answer")] = {"source": cell_text(cell),
+                                                  "id": cell_id(c.exercise, "rubric"),
+                                                  "metadata": cell.get("metadata", {})}
+    return out
+
+
+def grade_in_course(course: Path | None, path: Path, name: str, src: dict[str, Any],
+                    sub: dict[str, Any], verdicts: dict[str, Verdict], *,
+                    student: str = STUDENT, assignment: str = ASSIGNMENT) -> dict[str, Any]:
+    """`autograde` the submission `sub` (read from `path`) against the instructor's `src`
+    (named `name`): in the nbgrader course folder `course`, where the submission must be
+    ``submitted/<student>/<assignment>/<name>`` and the instructor's notebook
+    ``source/<assignment>/<name>``; or, without `course`, in a temporary course folder
+    made for it (removed after). A `NotebookError` says what is missing or what nbgrader
+    refused, in one line."""
+    tmp = None
+    try:
+        if course is None:
+            tmp = root = Path(tempfile.mkdtemp(prefix="hsl-grade-"))
+            (root / "source" / assignment).mkdir(parents=True)
+            (root / "source" / assignment / name).write_text(json.dumps(src), encoding="utf-8")
+            target = root / "submitted" / student / assignment / name
+            target.parent.mkdir(parents=True)
+            target.write_text(json.dumps(sub), encoding="utf-8")
+        else:
+            root = Path(course)
+            if not (root / "source" / assignment / name).is_file():
+                raise NotebookError(f"{root}: no source/{assignment}/{name}; put the "
+                                    "instructor's notebook there (nbgrader's course layout)")
+            expected = root / "submitted" / student / assignment / name
+            if Path(path).resolve() != expected.resolve():
+                raise NotebookError(f"{path}: in an nbgrader course a submission is read from "
+                                    f"{expected}")
+        digest = hashlib.sha256(json.dumps(src, sort_keys=True).encode()).hexdigest() \
+            if course is None else None
+        result = autograde(root, name, verdicts, rubrics_of(src), assignment=assignment,
+                           student=student, source_digest=digest)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if "error" in result:
+        raise NotebookError(f"{Path(path).name}: {result['error']}")
+    return result
