@@ -141,3 +141,30 @@ def test_the_grader_refuses_to_run_from_a_folder_with_a_shadow_package(tmp_path)
     r = subprocess.run([sys.executable, "-I", "-m", "hyperskill_lite.course", "grade", str(NB04),
                         "--isolation", ISOLATION], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0 and "4 of 4 correct" in r.stdout, r.stderr  # -I: not on sys.path
+
+
+def test_a_forged_or_stale_record_earns_nothing(tmp_path, copy):
+    from hyperskill_lite.course.key import answer_metadata
+
+    def record(ex, value, source):
+        return [{"output_type": "display_data", "data": {"text/plain": f"exercise {ex}: recorded"},
+                 "metadata": answer_metadata(ex, value, source)}]
+
+    nb = ADV["apply"](copy, {**ADV["CORRECT"], "ex-04-1-answer": "answer = 0.645\n",
+                             "ex-04-2-answer": "answer = set(nodes.index[[2]])\n"})
+    for cell in nb["cells"]:
+        if cell.get("id") == "ex-04-1-check":  # the right value, edited into the output
+            cell["outputs"] = record("04.1", 0.705, "answer = 0.645\n")
+        if cell.get("id") == "ex-04-2-check":  # recorded before the cell was changed
+            cell["outputs"] = record("04.2", {"n2", "n3"}, 'answer = {"n2", "n3"}\n')
+    folder = tmp_path / "forged"
+    folder.mkdir()
+    path = folder / NB04.name
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    report = grade_notebook(path, isolation=ISOLATION)
+    table = format_report(report)
+    assert report.by_status() == {"04.1": "wrong", "04.2": "not answered", "04.3": "correct",
+                                  "04.4": "correct"}, table
+    _assert_flagged(report, [("ex-04-1-answer", "its check recorded 0.705 but the cell assigns "
+                                                "0.645 (an edited output?)")])
+    assert "from an earlier version of the answer cell" in report.grades[1].note
