@@ -5,8 +5,9 @@ adversarial.py): the grader's helpers overwritten through importlib, a shadow
 the reference names rebound to functions that memorise the public examples, the library
 taken back from ``sys.modules`` inside the graded functions, every exception swallowed by
 the kernel, the grader's modules patched in place, the check cells edited; and all of
-them at once. None earns a point, and each attempt is flagged, naming its cell. An
-honest submission earns every point with no flag. Grading never runs the notebook
+them at once; and a check's recorded output edited to the right value. None earns a
+point, and each attempt is flagged, naming its cell. An honest submission earns every
+point with no flag, and the grader refuses to run beside a shadow package. Grading never runs the notebook
 (course/grade.py), so each of these takes seconds."""
 
 from __future__ import annotations
