@@ -4,14 +4,18 @@ comparison of a function's outputs with the library's, and values shown rounded.
 A value exercise has a `kind` (exercises.toml): ``float`` (compared at ``decimals``
 places), ``int``, ``bool``, ``str``, ``choice`` (one of a few words, case-insensitive),
 ``set`` (of ids, order ignored) or ``list`` (ordered). `canonical` turns an answer into
-one string for its kind, or says which form was expected; `digest` salts that string
-with the exercise id and hashes it (SHA-256), so a student copy can tell a right answer
-from a wrong one without holding the value (the instructor's check computes the value
-with the library; verify.py).
+one string for its kind, or says which form was expected. Grading compares canonical
+forms (`accepts`) in the grader's own process, against the instructor's key (key.py).
+`digest` salts a canonical form with the exercise id and hashes it (SHA-256): only the
+reveal file an instructor publishes after the deadline holds digests (key.py), never a
+student copy or the package, since a loop over candidates recovers a value from its
+digest in seconds.
 
 A float is accepted when it rounds to the value at ``decimals`` places, or one unit of
-the last place either side rounds to it: within one to two units of the last place,
-both in a student's own check (against the digest) and in grading (against the value).
+the last place either side rounds to it: within one to two units of the last place.
+
+A function's outputs and an answer's value cross from the sandbox to the grader as plain
+JSON (`encode`; `decode` reads a value back), never as objects.
 
 >>> canonical(0.6449999999999999, Spec("04.1", "float", decimals=3))
 'float:0.645'
@@ -39,10 +43,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["KINDS", "FormError", "Spec", "accepts", "canonical", "compare_outputs", "digest",
-           "encode", "shown"]
+__all__ = ["KINDS", "VALUE_KINDS", "FormError", "Spec", "accepts", "canonical", "compare_outputs",
+           "decode", "digest", "encode", "shown"]
 
-KINDS = ("float", "int", "bool", "str", "choice", "set", "list", "function")
+VALUE_KINDS = ("float", "int", "bool", "str", "choice", "set", "list")
+"""The kinds of an answer that is a value (graded against the key)."""
+KINDS = (*VALUE_KINDS, "function", "written")
+"""Every kind of exercise: a value, a function (graded on hidden inputs), or a written
+answer (graded by hand in nbgrader's formgrader)."""
 SALT = "hyperskill-course"
 
 
@@ -135,9 +143,9 @@ def _neighbours(answer: Any, spec: Spec) -> list[str]:
 
 
 def accepts(answer: Any, spec: Spec, *, expected: Any = None, digest_: str | None = None) -> bool:
-    """Whether `answer` is right: against the library's `expected` value, or against the
-    `digest_` of it (a student copy holds only the digest). Raises `FormError` for an
-    answer of the wrong form."""
+    """Whether `answer` is right: against the key's `expected` value, or against the
+    `digest_` of it (a reveal file holds only digests). Raises `FormError` for an answer
+    of the wrong form."""
     forms = _neighbours(answer, spec)
     if digest_ is not None:
         return any(digest(spec.exercise, c) == digest_ for c in forms)
@@ -210,6 +218,32 @@ def encode(x: Any) -> Any:
     return {"repr": repr(x)[:200]}
 
 
+def decode(x: Any) -> Any:
+    """A value `encode` wrote, back as Python data: sets as sets, arrays as numpy
+    arrays, tuples as lists; anything `encode` could only describe stays its description
+    (``{"repr": ...}``), which no answer's form accepts.
+
+    >>> decode(encode({"e2", "e1"})) == {"e1", "e2"}, decode(encode(np.float64(0.5)))
+    (True, 0.5)
+    """
+    if isinstance(x, list):
+        return [decode(i) for i in x]
+    if isinstance(x, Mapping):
+        if "set" in x and isinstance(x["set"], list):
+            items = [decode(i) for i in x["set"]]
+            try:
+                return set(items)
+            except TypeError:  # unhashable items: not a set of ids
+                return {"repr": "a set of unhashable items"}
+        if "array" in x:
+            try:
+                return np.asarray(x["array"])
+            except (ValueError, TypeError):
+                return {"repr": "a ragged array"}
+        return dict(x)
+    return x
+
+
 def _numbers(x: Any) -> Any:
     """An encoded output as nested lists of numbers, or None when it holds anything else."""
     if isinstance(x, Mapping):
@@ -235,9 +269,11 @@ def _as_array(x: Any) -> np.ndarray | None:
 
 
 def compare_outputs(got: Any, want: Any, *, rtol: float = 1e-6, atol: float = 1e-9,
-                    path: str = "") -> str | None:
+                    path: str = "", reveal: bool = True) -> str | None:
     """None when two encoded outputs (`encode`) agree (numbers within rtol/atol, arrays
     by shape then values, lists in order, sets as sets); otherwise what differs first.
+    With ``reveal=False`` the text says where they differ, never the library's value
+    (what a student may read about a hidden input).
 
     >>> compare_outputs(encode(np.array([0.5, 0.3])), encode(np.array([0.5, 0.305])))
     'the value at [1] is 0.3, the library gives 0.305'
@@ -248,12 +284,17 @@ def compare_outputs(got: Any, want: Any, *, rtol: float = 1e-6, atol: float = 1e
     a, b = _as_array(got), _as_array(want)
     if a is not None and b is not None:
         if a.shape != b.shape:
+            if not reveal:
+                return f"{where} has shape {a.shape}, not the library's"
             return f"{where} has shape {a.shape}, the library's has shape {b.shape}"
         if not np.all(np.isfinite(a) == np.isfinite(b)):
             return f"{where} holds nan or inf where the library's does not"
         bad = ~np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            if not reveal:
+                at = f" at [{', '.join(map(str, idx))}]" if idx else ""
+                return f"{where} differs from the library's{at}"
             x, y = float(a[idx]), float(b[idx])
             d = next((d for d in range(3, 12) if shown(x, d) != shown(y, d)), 12)
             if idx:
@@ -264,15 +305,22 @@ def compare_outputs(got: Any, want: Any, *, rtol: float = 1e-6, atol: float = 1e
         return None
     if isinstance(want, list):
         if not isinstance(got, list):
+            if not reveal:
+                return f"{where} should be a sequence, got {shown(got)}"
             return f"{where} should be a sequence of {len(want)} items, got {shown(got)}"
         if len(got) != len(want):
+            if not reveal:
+                return f"{where} has {len(got)} items, not as many as the library's"
             return f"{where} has {len(got)} items, the library's has {len(want)}"
         for i, (g, w) in enumerate(zip(got, want)):
-            diff = compare_outputs(g, w, rtol=rtol, atol=atol, path=f"{path}[{i}]")
+            diff = compare_outputs(g, w, rtol=rtol, atol=atol, path=f"{path}[{i}]",
+                                   reveal=reveal)
             if diff:
                 return diff
         return None
     if got != want:
+        if not reveal:
+            return f"{where} is {_plain(got)}, which is not the library's"
         return f"{where} is {_plain(got)}, the library gives {_plain(want)}"
     return None
 

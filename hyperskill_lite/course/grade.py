@@ -1,351 +1,481 @@
-"""Grade a learner's notebook with nbgrader, contained, and say per exercise: correct,
-wrong or not answered, with the feedback of the instructor's test.
+"""Grade a learner's notebook outside the learner's kernel, and say per exercise: correct,
+wrong, not answered, or to grade by hand.
 
-`grade_notebook(path)` finds the instructor's notebook of the same number in
-`source` (the repository's notebooks/ by default), copies both into a fresh nbgrader
-course folder and runs autograde.py there (nbgrader restores the instructor's check and
-test cells, runs the notebook, scores each test cell). The learner's file is only read.
+`grade_notebook(path)` never runs the submitted notebook. It takes what the learner
+wrote out of the file (each answer cell's source; for a value that needs the notebook's
+objects, the answer its check cell recorded, key.py) and:
 
-Containment (``isolation``): ``"bwrap"`` (the default) runs the whole grading run
-under bubblewrap, with `bwrap_command` of the python tool's sandbox: no network, a
-read-only system, the Python installation and this package, and only the grading
-folder writable; ``"process"`` runs it as a plain subprocess (for a machine without
-bubblewrap, when the teacher says so: the learner's code then runs with the teacher's
-rights). When bubblewrap is asked for and cannot run here, grading refuses with one
-line (fails closed). Either way each cell has a time limit (`answer_timeout` for
-answer cells and cells the learner added, `cell_timeout` for the instructor's cells), the
-whole run has `total_timeout`, and a graded function runs in the sandbox again
-(contained.py).
+1. runs every answer cell in ONE contained process (contained.py: the python tool's
+   sandbox, no network, no library, time and memory limits): a value cell on its own,
+   returning its ``answer``; a coding cell's function on the exercise's public examples
+   and on hidden inputs drawn from the seed the instructor's notebook holds (cases.py);
+   only plain JSON comes back;
+2. compares, in this process, where no learner code ever ran: a value against the key
+   recorded in the instructor's notebook (key.py), a function's outputs against the
+   library's own function on the same inputs (references.py), bound here. Nothing a
+   submission does in its kernel (patching numpy or the grader, rebinding the names the
+   notebook uses, writing a shadow package, swallowing exceptions) reaches this
+   comparison; each such attempt is a flag naming its cell (tamper.py), beside what the
+   sandbox refused while it ran the cells;
+3. hands the verdicts to nbgrader (gradebook.py), which restores the instructor's locked
+   and test cells, writes the autograded notebook and stores the scores in its
+   gradebook, where formgrader shows them and a written answer waits for its hand grade.
 
-The report also flags a learner cell that rebinds the grader's names or reaches into
-``hyperskill_lite.course``: in-kernel tests can be subverted by code that rewrites them,
-as in any notebook grader, so such a submission deserves a look by hand.
+The instructor's notebook is the one of the same number in `source` (the repository's
+notebooks/ by default). Without `course` the gradebook is a fresh temporary nbgrader
+course; with `course` (an nbgrader course folder) the scores land in its gradebook and
+the submission is read from ``course/submitted/<student>/<assignment>/``.
 
-Not here: the nbgrader run (autograde.py), student copies (student.py).
+Containment (``isolation``): ``"bwrap"`` (the default) runs the answer cells under
+bubblewrap; when bubblewrap cannot run here grading refuses with one line (fails closed)
+unless the teacher passes ``"process"`` (time and memory limits; the code runs with the
+teacher's rights, though still without the library, the network and new processes as far
+as the audit hook can refuse them).
+
+The notes are safe to show a student: they never hold a key or a hidden input; the
+instructor's `detail` does (format_report shows it). The learner's file is only read.
+
+Not here: the nbgrader steps (gradebook.py), the sandboxed run (contained.py), the
+flags (tamper.py), student feedback and the reveal policy (feedback.py).
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import logging
-import os
-import shutil
-import signal
-import sqlite3
-import subprocess
-import sys
-import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.agent.tools.sandbox import ISOLATIONS, PythonSandbox, bwrap_command, safe_env
-from hyperskill_lite.core.cache import cache_dir, cache_enabled
-from hyperskill_lite.course.autograde import ASSIGNMENT, STUDENT
-from hyperskill_lite.course.contained import GRADER, ISOLATION_ENV
+import numpy as np
+
+from hyperskill_lite.agent.tools.sandbox import ISOLATIONS
+from hyperskill_lite.course.answers import (
+    FormError,
+    accepts,
+    canonical,
+    compare_outputs,
+    decode,
+    encode,
+    shown,
+)
+from hyperskill_lite.course.cases import CASES
+from hyperskill_lite.course.catalog import Exercise, catalog, read_catalog
+from hyperskill_lite.course.check import call_text
+from hyperskill_lite.course.contained import (
+    AnswerJob,
+    explain_error,
+    isolation_problem,
+    run_answers,
+)
 from hyperskill_lite.course.exercises import (
     NotebookError,
     cell_id,
+    cell_text,
     exercise_cells,
-    exercise_of,
     read_notebook,
 )
+from hyperskill_lite.course.gradebook import (
+    ASSIGNMENT,
+    STUDENT,
+    WRITTEN_STUB,
+    Verdict,
+    grade_in_course,
+)
+from hyperskill_lite.course.key import KeyEntry, read_key, records_of, source_sha
+from hyperskill_lite.course.references import reference
+from hyperskill_lite.course.tamper import find_flags
 
-__all__ = ["ExerciseGrade", "GradeReport", "REPO_NOTEBOOKS", "bwrap_problem",
-           "format_report", "grade_notebook"]
+__all__ = ["REPO_NOTEBOOKS", "STATUSES", "ExerciseGrade", "GradeReport",
+           "course_catalog", "format_report", "grade_notebook", "source_for"]
 
 PACKAGE = Path(__file__).resolve().parents[1]
 REPO_NOTEBOOKS = PACKAGE.parent / "notebooks"
-GRADER_NAMES = {"check", "check_function", "verify_answer", "verify_function",
-                "ExerciseFailed", "NotAnswered"}
-INSIDE = "/sandbox"
+STATUSES = ("correct", "wrong", "not answered", "to grade by hand")
+VALUE_TIMEOUT = 10.0
+"""Seconds a value answer cell may run, on its own, in the sandbox."""
 
 
 @dataclass(frozen=True)
 class ExerciseGrade:
-    """One exercise's grade: `status` is "correct", "wrong" or "not answered"; `points`
-    of `max_points`; `note` is the test's feedback."""
+    """One exercise's grade: `status` (one of `STATUSES`), `points` of `max_points`
+    (None while a written answer waits for its hand grade), the student-safe `note`, and
+    the instructor's `detail` (the hidden input or the key, when there is one to show)."""
 
     exercise: str
     status: str
     note: str = ""
-    points: float = 0.0
+    points: float | None = 0.0
     max_points: float = 1.0
+    detail: str = ""
+    kind: str = ""
+    reason: str = ""
+    """What decided a point lost: "blank", "form", "run" (the cell did not run, or timed
+    out), "public" (a public example), all of which a student may be told at once; or
+    "value" and "hidden" (the key, a hidden input), which feedback.py reveals only as the
+    instructor's policy allows. "" for a correct answer."""
 
 
 @dataclass
 class GradeReport:
-    """A notebook's grades, in exercise order, and what else the teacher should know."""
+    """A notebook's grades, in exercise order, and what else the teacher should know:
+    `flags` (attempts to game the grader, each naming its cell), `problems` (anything
+    else), the `isolation` used and the `seconds` each step took."""
 
     notebook: Path
     grades: list[ExerciseGrade] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     isolation: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    student: str = STUDENT
+    gradebook: dict[str, Any] = field(default_factory=dict)
 
     @property
     def all_correct(self) -> bool:
-        return bool(self.grades) and all(g.status == "correct" for g in self.grades)
+        auto = [g for g in self.grades if g.status != "to grade by hand"]
+        return bool(auto) and all(g.status == "correct" for g in auto)
 
     @property
     def points(self) -> float:
-        return sum(g.points for g in self.grades)
+        return sum(g.points or 0.0 for g in self.grades)
 
     def by_status(self) -> dict[str, str]:
         """Exercise id -> status."""
         return {g.exercise: g.status for g in self.grades}
 
 
-def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot contain a grading run here, or None when it can."""
-    box = PythonSandbox(isolation="bwrap")
-    quiet = logging.getLogger("hyperskill_lite.agent.tools.sandbox")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        return None if box.mode == "bwrap" else (box.fallback_reason or "bwrap is unusable")
-    finally:
-        quiet.setLevel(level)
-
-
-def _source_for(path: Path, source: Path) -> Path:
-    exact = source / path.name
+def source_for(path: Path, source: Path) -> Path:
+    """The instructor's notebook for a submission: the same name in `source`, or the one
+    notebook there with the same two-digit number."""
+    exact = Path(source) / Path(path).name
     if exact.is_file():
         return exact
-    same = sorted(source.glob(f"{path.name[:2]}_*.ipynb")) if path.name[:2].isdigit() else []
+    name = Path(path).name
+    same = sorted(Path(source).glob(f"{name[:2]}_*.ipynb")) if name[:2].isdigit() else []
     if len(same) == 1:
         return same[0]
-    raise NotebookError(f"{path.name}: no instructor notebook of that number in {source}; name "
-                        "the file as the course notebook (e.g. 04_utility_and_pruning.ipynb) or "
+    raise NotebookError(f"{name}: no instructor notebook of that number in {source}; name the "
+                        "file as the course notebook (e.g. 04_utility_and_pruning.ipynb) or "
                         "pass --source")
 
 
-def _text(cell: dict[str, Any]) -> str:
-    src = cell.get("source", "")
-    return src if isinstance(src, str) else "".join(src)
-
-
-def _flags(sub: dict[str, Any], src_nb: dict[str, Any]) -> list[str]:
-    """Learner cells (changed or new) that rebind the grader's names or reach into the
-    course package."""
-    theirs = {_text(c) for c in src_nb["cells"]}
-    out = []
-    for i, cell in enumerate(sub["cells"]):
-        nbg = cell.get("metadata", {}).get("nbgrader", {})
-        src = _text(cell)
-        if cell.get("cell_type") != "code" or nbg.get("locked") or src in theirs:
-            continue
+def course_catalog(source: Path) -> dict[str, Exercise]:
+    """The exercises grading knows: the package's catalog, and a teacher's own
+    ``exercises.toml`` beside the instructor's notebooks (same format, catalog.py; an id
+    there replaces the package's; a coding exercise also needs its reference and hidden
+    inputs in the package)."""
+    found = dict(catalog())
+    extra = Path(source) / "exercises.toml"
+    if extra.is_file():
         try:
-            tree = ast.parse("\n".join(x for x in src.splitlines()
-                                       if not x.lstrip().startswith(("%", "!"))))
-        except SyntaxError:
-            continue
-        bound = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                bound.add(node.id)
-            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-                bound.add(node.name)
-            elif isinstance(node, ast.alias):
-                bound.add(node.asname or node.name.split(".")[0])
-        hits = sorted(bound & GRADER_NAMES)
-        if "hyperskill_lite.course" in src or "setattr(" in src or "builtins" in src:
-            hits.append("the course package")
-        if hits:
-            out.append(f"cell {i} ({cell.get('id', '?')}) rebinds or patches "
-                       f"{', '.join(hits)}: look at this submission by hand")
+            found.update(read_catalog(extra))
+        except (ValueError, OSError) as e:
+            raise NotebookError(f"{extra}: {e}") from e
+    return found
+
+
+# --- what the learner wrote ---------------------------------------------------------------
+
+
+@dataclass
+class _Answer:
+    exercise: str
+    index: int = -1
+    cell: str = ""
+    source: str | None = None
+    record: dict[str, Any] | None = None
+    stub: str = ""
+
+    @property
+    def blank(self) -> bool:
+        """No answer cell, or the student copy's stub as it was handed out."""
+        return self.source is None or _tidy(self.source) == _tidy(self.stub)
+
+
+def _tidy(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+
+
+def _stub(source: str) -> str:
+    """An instructor answer cell as the student copy holds it: the solution region out."""
+    out, inside = [], False
+    for line in source.splitlines():
+        if line.strip() == "### BEGIN SOLUTION":
+            inside = True
+        elif line.strip() == "### END SOLUTION":
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _answers(sub: dict[str, Any], src: dict[str, Any], ids: list[str]) -> dict[str, _Answer]:
+    """Each exercise's answer cell (the first one marked so) and the last answer its
+    check recorded (any cell's output may hold a record; the learner owns them all)."""
+    out = {ex: _Answer(ex) for ex in ids}
+    for c in exercise_cells(src["cells"]):
+        if c.role == "answer" and c.exercise in out:
+            out[c.exercise].stub = _stub(cell_text(src["cells"][c.index]))
+    for c in exercise_cells(sub["cells"]):
+        a = out.get(c.exercise)
+        if a is not None and c.role == "answer" and a.source is None:
+            cell = sub["cells"][c.index]
+            a.index, a.cell, a.source = c.index, str(cell.get("id", "?"))[:64], cell_text(cell)
+    for cell in sub["cells"]:
+        for rec in records_of(cell, "answer") if isinstance(cell, dict) else []:
+            a = out.get(rec.get("exercise")) if isinstance(rec.get("exercise"), str) else None
+            if a is not None:
+                a.record = rec
     return out
 
 
-def _restore_missing(sub: dict[str, Any], src: dict[str, Any]) -> list[str]:
-    """Put back, from the instructor's notebook, any check or test cell the submission
-    lacks (nbgrader restores a missing test cell only after a graded cell, which our
-    check cells are not), each after its exercise's last cell present; say which."""
-    have = {c.get("id") for c in sub["cells"]}
-    notes = []
-    for c in exercise_cells(src["cells"]):
-        cell = src["cells"][c.index]
-        if c.role == "answer" or cell.get("id") in have:
-            continue
-        ours = [i for i, x in enumerate(sub["cells"])
-                if x.get("metadata", {}).get("exercise", {}).get("id") == c.exercise]
-        at = ours[-1] + 1 if ours else len(sub["cells"])
-        sub["cells"].insert(at, json.loads(json.dumps(cell)))
-        have.add(cell.get("id"))
-        notes.append(f"the {c.role} cell of {c.exercise} was missing; restored from the "
-                     "instructor's notebook")
-    return notes
+# --- the comparison, in this process ------------------------------------------------------
 
 
-def _command(work: Path, isolation: str) -> tuple[list[str], dict[str, str], Path]:
-    inside = Path(INSIDE) if isolation == "bwrap" else work
-    env = safe_env()
-    env.update({
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
-        "HOME": str(inside), "TMPDIR": "/tmp" if isolation == "bwrap" else str(work),
-        "JUPYTER_RUNTIME_DIR": str(inside / ".jupyter" / "runtime"),
-        "JUPYTER_CONFIG_DIR": str(inside / ".jupyter"),
-        "IPYTHONDIR": str(inside / ".ipython"), "MPLCONFIGDIR": str(inside / ".matplotlib"),
-        "XDG_CACHE_HOME": str(inside / ".cache"), "MPLBACKEND": "Agg",
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONHASHSEED": "0",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1", ISOLATION_ENV: GRADER,
-        "HYPERSKILL_CACHE": str(inside / ".cache" / "hyperskill_lite"),
-    })
-    # the script by path: running it as a module would import the whole package first
-    cmd = [sys.executable, str(PACKAGE / "course" / "autograde.py"), str(inside)]
-    if isolation == "bwrap":
-        package = PACKAGE
-        # the python tool's container (its script slot holds the grader, unused there),
-        # with the grading folder bound over its empty /sandbox
-        cmd = bwrap_command(shutil.which("bwrap") or "bwrap", Path(cmd[1]), as_root=False) + [
-            "--bind", str(work), INSIDE, "--ro-bind", str(package), str(package)] + cmd
-    return cmd, env, inside
-
-
-CACHE_COPY_LIMIT = 256 * 2**20
-"""Embedding caches up to this size (bytes, all together) are copied into a grading run."""
-
-
-def _seed_cache(work: Path) -> None:
-    """Copy the teacher's embedding caches (the encoders' vectors of the notebooks' texts)
-    into the grading folder, so a run does not embed every text again; the sandbox never
-    sees the teacher's own cache. Skipped when the cache is off or larger than
-    `CACHE_COPY_LIMIT`."""
-    if not cache_enabled() or not cache_dir().is_dir():
-        return
-    files = [p for p in cache_dir().glob("*.sqlite") if p.name != "search.sqlite"]
-    if sum(p.stat().st_size for p in files) > CACHE_COPY_LIMIT:
-        return
-    target = work / ".cache" / "hyperskill_lite"
-    target.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        try:
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as src, \
-                    sqlite3.connect(target / path.name) as dst:
-                src.backup(dst)
-        except sqlite3.Error:
-            (target / path.name).unlink(missing_ok=True)  # a cache we cannot read: skip it
-
-
-def _run(work: Path, isolation: str, total_timeout: float) -> dict[str, Any]:
-    cmd, env, _ = _command(work, isolation)
-    with (work / "grader.log").open("wb") as log:
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            proc.wait(timeout=total_timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return {"error": f"the grading run passed its limit of {total_timeout:g} s and was "
-                             "stopped (a cell that ignores interrupts?)"}
-    result = work / "result.json"
-    if not result.is_file():
-        tail = (work / "grader.log").read_text(errors="replace").strip().splitlines()[-1:]
-        return {"error": f"the grading run ended without a result (exit {proc.returncode}: "
-                         f"{tail[0] if tail else 'no output'})"}
-    return json.loads(result.read_text(encoding="utf-8"))
-
-
-def _log_reason(log: str) -> str:
-    """The last line of nbgrader's log that says what went wrong, as a suffix."""
-    lines = [x.strip() for x in log.splitlines() if x.strip()]
-    errors = [x for x in lines if "Error" in x and not x.startswith(("File ", "Traceback"))]
-    return f" ({errors[-1][:300]})" if errors else ""
-
-
-def _grade(ex: str, rec: dict[str, Any] | None) -> ExerciseGrade:
-    if rec is None:
-        return ExerciseGrade(ex, "not answered", "its test did not run")
-    score, top = float(rec.get("score") or 0.0), float(rec.get("max_score") or 1.0)
-    note = rec.get("evalue", "").removeprefix(f"exercise {ex}: ").strip()
-    if rec.get("ename") in ("CellTimeoutError", "KeyboardInterrupt"):
-        note = note or "stopped at the time limit"
-    if score >= top:
-        return ExerciseGrade(ex, "correct", "", score, top)
-    if rec.get("ename") == "NotAnswered":
-        return ExerciseGrade(ex, "not answered", note.removeprefix("not answered").strip(": ;"),
-                             score, top)
-    if not note and rec.get("ename"):
-        note = f"its test raised {rec['ename']}"
-    return ExerciseGrade(ex, "wrong", note, score, top)
-
-
-def _with_answer(grade: ExerciseGrade, answer: dict[str, str] | None,
-                 answer_timeout: float) -> ExerciseGrade:
-    """A failed grade's note, led by what went wrong in its answer cell, if anything."""
-    if grade.status == "correct" or not answer or not answer.get("ename"):
-        return grade
-    if answer["ename"] in ("CellTimeoutError", "KeyboardInterrupt"):
-        lead = (f"its answer cell was stopped at the time limit ({answer_timeout:g} s): a loop "
-                "that never ends?")
+def _grade_value(spec: Exercise, ans: _Answer, result: dict[str, Any], key: KeyEntry,
+                 flags: list[str]) -> ExerciseGrade:
+    ex = spec.id
+    value, how = None, ""
+    rec = ans.record
+    fresh = rec is not None and ans.source is not None \
+        and rec.get("source") == source_sha(ans.source)
+    if result.get("has"):
+        value = decode(result.get("value"))
+        how = "its answer cell, run on its own"
+        if fresh and "value" in rec:
+            try:
+                mismatch = canonical(decode(rec["value"]), spec.spec()) != canonical(value,
+                                                                                       spec.spec())
+            except FormError:
+                mismatch = True
+            if mismatch:
+                flags.append(f"cell {ans.index} ({ans.cell}): its check recorded "
+                             f"{shown(decode(rec['value']), spec.decimals)} but the cell assigns "
+                             f"{shown(value, spec.decimals)} (an edited output?); graded what the "
+                             "cell assigns")
+    elif fresh and "value" in rec:
+        value, how = decode(rec["value"]), "the answer its check recorded"
+    elif ans.blank:
+        return ExerciseGrade(ex, "not answered", f"not answered: set `answer` to {spec.form}",
+                             0.0, 1.0, kind="value", reason="blank")
     else:
-        lead = f"its answer cell raised {answer['ename']}: {answer['evalue'][:160]}"
-    return ExerciseGrade(grade.exercise, grade.status, f"{lead}; {grade.note}".strip("; "),
-                         grade.points, grade.max_points)
+        why = (result.get("cell_error") or result.get("died")
+               or ("it does not assign `answer`" if "has" in result else "it stopped"))
+        if rec is not None:
+            note = ("the answer its check recorded is from an earlier version of the answer "
+                    "cell: run the answer cell and the check cell again, save, and submit")
+        else:
+            note = ("its answer cell needs the notebook's objects and its check recorded no "
+                    "answer: run the answer cell and the check cell, save, and submit")
+        return ExerciseGrade(ex, "not answered", note, 0.0, 1.0,
+                             detail=f"run on its own, the cell says: {str(why)[:160]}",
+                             kind="value", reason="run")
+    if value is None:
+        return ExerciseGrade(ex, "not answered", f"not answered: set `answer` to {spec.form}",
+                             0.0, 1.0, kind="value", reason="blank")
+    try:
+        ok = accepts(value, spec.spec(), expected=key.value)
+    except FormError as e:
+        return ExerciseGrade(ex, "wrong", f"the answer should be {e}", 0.0, 1.0,
+                             detail=f"graded {how}", kind="value", reason="form")
+    if ok:
+        return ExerciseGrade(ex, "correct", "", 1.0, 1.0, detail=f"graded {how}", kind="value")
+    places = f" (compared to {spec.decimals} decimals)" if spec.kind == "float" else ""
+    return ExerciseGrade(ex, "wrong", f"{shown(value, spec.decimals)} is not the value{places}",
+                         0.0, 1.0, detail=f"the key is {shown(key.value, spec.decimals)}; "
+                         f"graded {how}", kind="value", reason="value")
+
+
+def _cases(spec: Exercise, key: KeyEntry) -> tuple[list[tuple[list, dict]], int]:
+    """The public examples and the hidden inputs of a coding exercise, and how many of
+    them are public."""
+    public = [([np.asarray(a) if isinstance(a, list) else a for a in e.get("args", [])],
+               {k: np.asarray(v) if isinstance(v, list) else v
+                for k, v in e.get("kwargs", {}).items()}) for e in spec.examples]
+    hidden = CASES[spec.id](np.random.default_rng(key.seed))
+    return public + hidden, len(public)
+
+
+def _grade_function(spec: Exercise, ans: _Answer, result: dict[str, Any],
+                    cases: list[tuple[list, dict]], n_public: int) -> ExerciseGrade:
+    ex, name = spec.id, spec.name
+
+    def wrong(note: str, detail: str = "", reason: str = "run") -> ExerciseGrade:
+        return ExerciseGrade(ex, "wrong", note, 0.0, 1.0, detail=detail, kind="function",
+                             reason=reason)
+
+    if ans.blank:
+        return ExerciseGrade(ex, "not answered", f"not answered: write the body of {name}",
+                             0.0, 1.0, kind="function", reason="blank")
+    if "died" in result:
+        return wrong(f"its answer cell was stopped: {result['died']}")
+    if result.get("timeout"):
+        return wrong(f"stopped after {spec.timeout:g} s: {name} (or the code around it) did not "
+                     "finish; is there a loop that never ends?")
+    if "cell_error" in result:
+        return wrong(f"its answer cell does not run on its own: "
+                     f"{explain_error(result['cell_error'], name)}")
+    if result.get("missing"):
+        return wrong(f"its answer cell defines no function {name}")
+    outputs = result.get("outputs")
+    if not isinstance(outputs, list) or len(outputs) != len(cases):
+        return wrong("the contained run returned no outputs")
+    if all(isinstance(o, dict) and o.get("ok", 0) is None for o in outputs):
+        return ExerciseGrade(ex, "not answered", f"{name} returns None: write its body",
+                             0.0, 1.0, kind="function", reason="blank")
+    ref = reference(ex)
+    for i, (out, (args, kwargs)) in enumerate(zip(outputs, cases)):
+        public = i < n_public
+        label = f"public example {i + 1}" if public else \
+            f"hidden input {i - n_public + 1} of {len(cases) - n_public}"
+        call = call_text(name, args, kwargs, spec.decimals)
+        if not isinstance(out, dict) or "error" in out:
+            err = explain_error(str(out.get("error", "no output")) if isinstance(out, dict)
+                                else "no output", name)
+            return wrong(f"on {call if public else label}: {err}", f"on {label}, {call}: {err}",
+                         "public" if public else "hidden")
+        want = encode(ref(*args, **kwargs))
+        diff = compare_outputs(out.get("ok"), want, reveal=public)
+        if diff:
+            full = compare_outputs(out.get("ok"), want)
+            return wrong(f"on {call}: {diff}" if public else f"on {label}: {diff}",
+                         f"on {label}, {call}: {full}", "public" if public else "hidden")
+    return ExerciseGrade(ex, "correct", "", 1.0, 1.0,
+                         detail=f"right on {n_public} public examples and "
+                                f"{len(cases) - n_public} hidden inputs", kind="function")
+
+
+def _written(spec: Exercise, ans: _Answer) -> ExerciseGrade:
+    text = (ans.source or "").strip()
+    if not text or text == WRITTEN_STUB.strip():
+        return ExerciseGrade(spec.id, "not answered", "no written answer", 0.0, spec.points,
+                             kind="written", reason="blank")
+    return ExerciseGrade(spec.id, "to grade by hand", f"{len(text.split())} words, for formgrader "
+                         f"(learning outcome {spec.outcome})", None, spec.points, kind="written")
+
+
+# --- the whole notebook -------------------------------------------------------------------
+
+
+def _verdict_text(g: ExerciseGrade) -> str:
+    if g.status == "correct":
+        return f"exercise {g.exercise}: correct (graded outside the notebook)"
+    return f"exercise {g.exercise}: {g.status}: {g.note}".rstrip(": ")
 
 
 def grade_notebook(path: Path, source: Path = REPO_NOTEBOOKS, *, isolation: str = "bwrap",
-                   answer_timeout: float = 60, cell_timeout: float = 600,
-                   total_timeout: float = 1800) -> GradeReport:
+                   course: Path | None = None, student: str = STUDENT,
+                   assignment: str = ASSIGNMENT, value_timeout: float = VALUE_TIMEOUT,
+                   memory_mb: int = 1024) -> GradeReport:
     """Grade the learner's notebook at `path` (module docstring)."""
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation must be one of {ISOLATIONS}, got {isolation!r}")
+    t0 = time.perf_counter()
     path = Path(path)
     sub = read_notebook(path)
-    src_path = _source_for(path, Path(source))
+    src_path = source_for(path, Path(source))
     src = read_notebook(src_path)
-    ids = [c.exercise for c in exercise_cells(src["cells"]) if c.role == "test"]
+    cells = exercise_cells(src["cells"])
+    ids = list(dict.fromkeys(c.exercise for c in cells if c.role in ("test", "answer")))
+    known = course_catalog(Path(source))
+    specs = {ex: known.get(ex) for ex in ids}
+    unknown = [ex for ex, s in specs.items() if s is None]
+    if unknown:
+        raise NotebookError(f"{src_path.name}: exercise(s) {', '.join(unknown)} are not in the "
+                            "catalog (hyperskill_lite/course/exercises.toml)")
+    graded = [ex for ex in ids if not specs[ex].written]
     if not ids:
         raise NotebookError(f"{src_path.name} has no exercises to grade")
+    key = read_key(src, src_path.name)
     if isolation == "bwrap":
-        why = bwrap_problem()
+        why = isolation_problem("bwrap")
         if why:
             raise NotebookError(f"cannot contain the learner's code here ({why}); install "
                                 "bubblewrap, or grade with --isolation process (time limits "
                                 "only: the code runs with your rights)")
-    report = GradeReport(path, flags=_flags(sub, src), isolation=isolation)
-    report.problems += _restore_missing(sub, src)
-    with tempfile.TemporaryDirectory(prefix="hsl-grade-") as tmp:
-        work = Path(tmp)
-        for folder, nb in (("source", src), (f"submitted/{STUDENT}", sub)):
-            target = work / "course" / folder / ASSIGNMENT / src_path.name
-            target.parent.mkdir(parents=True)
-            target.write_text(json.dumps(nb), encoding="utf-8")
-        (work / "job.json").write_text(json.dumps({
-            "name": src_path.name, "answer_timeout": answer_timeout,
-            "cell_timeout": cell_timeout}), encoding="utf-8")
-        _seed_cache(work)
-        result = _run(work, isolation, total_timeout)
-    if "error" in result:
-        raise NotebookError(f"{path.name}: {result['error']}{_log_reason(result.get('log', ''))}")
-    by_ex = {exercise_of(r["grade_id"]): r for r in result["grades"]}
-    cells = result.get("cells", {})
-    report.grades = [_with_answer(_grade(ex, by_ex.get(ex)), cells.get(cell_id(ex, "answer")),
-                                  answer_timeout) for ex in ids]
+    report = GradeReport(path, isolation=isolation, student=student)
+    report.flags = [str(f) for f in find_flags(sub, src)]
+    answers = _answers(sub, src, ids)
+    jobs, cases = [], {}
+    for ex in graded:
+        spec, ans = specs[ex], answers[ex]
+        if ans.blank:
+            continue
+        if spec.coding:
+            cases[ex] = _cases(spec, key[ex])
+            jobs.append(AnswerJob(ex, ans.cell, ans.source, "function", spec.name,
+                                  tuple(cases[ex][0]), spec.timeout))
+        else:
+            jobs.append(AnswerJob(ex, ans.cell, ans.source, "value", timeout=value_timeout))
+    t1 = time.perf_counter()
+    run = run_answers(jobs, isolation, memory_mb=memory_mb)
+    t2 = time.perf_counter()
+    for ex in ids:
+        spec, ans = specs[ex], answers[ex]
+        result = run.results.get(ex, {})
+        for what in run.events.get(ex, []):
+            report.flags.append(f"cell {ans.index} ({ans.cell}): while the grader ran it, {what}")
+        if spec.written:
+            grade = _written(spec, ans)
+        elif spec.coding:
+            grade = _grade_function(spec, ans, result, *cases.get(ex, ([], 0)))
+        else:
+            grade = _grade_value(spec, ans, result, key[ex], report.flags)
+        report.grades.append(grade)
+    t3 = time.perf_counter()
+    _to_gradebook(report, path, src_path, src, sub, course, student, assignment)
+    t4 = time.perf_counter()
+    report.seconds = {"read": round(t1 - t0, 2), "contained": round(t2 - t1, 2),
+                      "compare": round(t3 - t2, 2), "nbgrader": round(t4 - t3, 2),
+                      "total": round(t4 - t0, 2), "processes": run.processes}
     return report
 
 
-def format_report(report: GradeReport) -> str:
-    """The per-exercise table a teacher reads.
+def _to_gradebook(report: GradeReport, path: Path, src_path: Path, src: dict[str, Any],
+                  sub: dict[str, Any], course: Path | None, student: str, assignment: str) -> None:
+    """nbgrader's part (gradebook.py): in `course`, or in a temporary course folder."""
+    verdicts = {}
+    for g in report.grades:
+        if g.kind == "written":
+            continue  # nbgrader itself leaves it to formgrader (or 0 when blank)
+        gid = cell_id(g.exercise, "test")
+        verdicts[gid] = Verdict(gid, g.points, _verdict_text(g),
+                                "NotAnswered" if g.status == "not answered" else "ExerciseFailed")
+    result = grade_in_course(course, path, src_path.name, src, sub, verdicts,
+                             student=student, assignment=assignment)
+    report.gradebook = result
+    for g in report.grades:
+        got = result["scores"].get(cell_id(g.exercise, "test"))
+        if got is not None and g.kind != "written" and (got[0] or 0.0) != (g.points or 0.0):
+            report.problems.append(f"the gradebook holds {got[0]} for {g.exercise}, not "
+                                   f"{g.points}: grade again")
+
+
+def format_report(report: GradeReport, detail: bool = True) -> str:
+    """The per-exercise table a teacher reads (with `detail`: the instructor's details,
+    which may name a key or a hidden input: never show them to a student).
 
     >>> r = GradeReport(Path("04.ipynb"), [ExerciseGrade("04.1", "correct", "", 1.0),
-    ...                                    ExerciseGrade("04.2", "wrong", "{'n2'} is not ...")],
+    ...                                    ExerciseGrade("04.2", "wrong", "{'n2'} is not the value")],
     ...                 isolation="bwrap")
     >>> print(format_report(r))
     04.ipynb: 1 of 2 correct (1 of 2 points; contained: bwrap)
-      exercise  result        note
+      exercise  result            note
       04.1      correct
-      04.2      wrong         {'n2'} is not ...
+      04.2      wrong             {'n2'} is not the value
     """
-    n_ok = sum(g.status == "correct" for g in report.grades)
+    auto = [g for g in report.grades if g.status != "to grade by hand"]
+    n_ok = sum(g.status == "correct" for g in auto)
     top = sum(g.max_points for g in report.grades)
-    lines = [f"{report.notebook.name}: {n_ok} of {len(report.grades)} correct "
-             f"({report.points:g} of {top:g} points; contained: {report.isolation})",
-             f"  {'exercise':<9} {'result':<13} note"]
+    hand = [g for g in report.grades if g.status == "to grade by hand"]
+    lines = [f"{report.notebook.name}: {n_ok} of {len(auto)} correct "
+             f"({report.points:g} of {top:g} points"
+             + (f", {sum(g.max_points for g in hand):g} to grade by hand" if hand else "")
+             + f"; contained: {report.isolation})",
+             f"  {'exercise':<9} {'result':<17} note"]
     for g in report.grades:
-        lines.append(f"  {g.exercise:<9} {g.status:<13} {g.note}".rstrip())
+        text = g.note + (f" [{g.detail}]" if detail and g.detail and g.status != "correct" else "")
+        lines.append(f"  {g.exercise:<9} {g.status:<17} {text}".rstrip())
     for p in report.problems:
         lines.append(f"  (outside the exercises: {p})")
     for f in report.flags:

@@ -1,9 +1,11 @@
 """Student copies of the notebooks, made with nbgrader's own release steps: solution
-regions stripped (`ClearSolutions`), hidden tests stripped (`ClearHiddenTests`), check
-and test cells locked (`LockCells`) and checksummed (`ComputeChecksums`), the metadata
-validated (`CheckCellMetadata`). Then, ours: the exercise cells' outputs are cleared,
-the instructor-only tag ``solution`` and the collapsed source removed, and a note under
-the title says where the solutions are. A test cell stays, holding only its comment
+regions stripped (`ClearSolutions`; a written question's model answer replaced by
+`WRITTEN_STUB`), hidden tests stripped (`ClearHiddenTests`), check and test cells locked
+(`LockCells`) and checksummed (`ComputeChecksums`), the metadata validated
+(`CheckCellMetadata`). Then, ours: every rubric cell dropped (the instructor's, catalog.py),
+the exercise cells' outputs cleared (a test cell's recorded key with them), the
+instructor-only tag ``solution`` and the collapsed source removed, and a note under the
+title says where the solutions are. A test cell stays, holding only its comment
 line (the site drops it: ``remove-cell``); grading restores its hidden test. The other cells keep their outputs, figures
 included, so a copy reads well before it is run (and the student site shows them).
 
@@ -41,18 +43,23 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.course.exercises import NotebookError, exercise_cells, read_notebook
+from hyperskill_lite.course.gradebook import WRITTEN_STUB
 
-__all__ = ["MANIFEST", "NOTE", "StudentCopyError", "student_notebook", "write_student_copies"]
+__all__ = ["MANIFEST", "NOTE", "StudentCopyError", "student_notebook",
+           "write_student_copies"]
 
 MANIFEST = ".hyperskill-student.json"
 NOTE = (
     "> **Student copy.** The exercises' answer cells are blank: write your answer (or the "
-    "function) there and run the check cell under it, which says *correct* or *not yet*, "
-    "with the form expected and a hint. The solutions are in the instructor edition (the "
-    "course repository's `notebooks/` folder, and the instructor site), which your teacher "
-    "shares when they choose. Grading (`python -m hyperskill_lite.course grade`) runs this "
-    "notebook again with the instructor's tests, which try inputs you do not see."
+    "function) there and run the check cell under it. The check tells you whether your answer "
+    "has the form asked for, and runs a function on its public examples; it does not tell you "
+    "whether a value is right (that would let a loop find it). Run each check before you "
+    "submit: it records your answer for grading. Grading (`python -m hyperskill_lite.course "
+    "grade`) takes your answers out of the notebook and checks them against the library's, a "
+    "function also on inputs you do not see; written answers are graded by hand. The "
+    "solutions are in the instructor edition, which your teacher shares when they choose."
 )
+
 NOTE_ID = "student-copy-note"
 
 
@@ -75,8 +82,8 @@ def _nbgrader_release(nb: dict[str, Any]) -> Any:
                                f"({e.name} is missing): pip install -e '.[course]'") from e
     node = nbformat.reads(json.dumps(nb), as_version=4)  # sources as strings
     resources: dict[str, Any] = {}
-    steps = [ClearSolutions(code_stub={"python": ""}), ClearHiddenTests(), LockCells(),
-             ComputeChecksums(), CheckCellMetadata()]
+    steps = [ClearSolutions(code_stub={"python": ""}, text_stub=WRITTEN_STUB),
+             ClearHiddenTests(), LockCells(), ComputeChecksums(), CheckCellMetadata()]
     try:
         for step in steps:
             node, resources = step.preprocess(node, resources)
@@ -101,6 +108,8 @@ def student_notebook(nb: dict[str, Any]) -> dict[str, Any]:
     cells = []
     for i, cell in enumerate(out["cells"]):
         role = roles.get(i)
+        if role == "rubric" or "rubric" in cell.get("metadata", {}).get("tags", []):
+            continue  # the instructor's: never in a student copy
         if role is not None:
             meta = cell["metadata"]
             meta["tags"] = [t for t in meta.get("tags", []) if t != "solution"]
@@ -109,8 +118,9 @@ def student_notebook(nb: dict[str, Any]) -> dict[str, Any]:
                 meta.pop("jupyter", None)
             if role in ("answer", "test"):
                 cell["source"] = _tidy(cell["source"])
-            cell["outputs"] = []
-            cell["execution_count"] = None
+            if cell.get("cell_type") == "code":
+                cell["outputs"] = []
+                cell["execution_count"] = None
         cells.append(cell)
     if roles:
         note = {"cell_type": "markdown", "id": NOTE_ID, "metadata": {"tags": ["student-note"]},

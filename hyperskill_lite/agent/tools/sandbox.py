@@ -136,12 +136,13 @@ def _python_dirs() -> list[Path]:
 
 
 def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256,
-                  tmp_mb: int = 64) -> list[str]:
+                  tmp_mb: int = 64, hide: tuple[str, ...] = ()) -> list[str]:
     """The bwrap arguments (up to the program to run) of one call whose code is the host
     file `script` (bound read-only at ``/run/hsl/main.py``; the supervisor copies it into
     ``/sandbox``). As root the supervisor keeps only the capabilities it needs to start
     the code as "nobody" and to kill what it leaves; otherwise a user namespace gives
-    bwrap its mounts."""
+    bwrap its mounts. Each folder of `hide` that lies inside a folder bound here is
+    covered by an empty tmpfs (the course's grader hides the library this way)."""
     args = [bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if as_root:
@@ -170,6 +171,11 @@ def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256
                 made.add(parent)
         args += ["--ro-bind", str(d), str(d)]
         made.add(d)
+    bound = [Path(d) for d in ("/usr", "/etc")] + _python_dirs()
+    for h in hide:
+        p = Path(h).resolve()
+        if p.is_dir() and any(p == b or b in p.parents for b in bound):
+            args += ["--tmpfs", str(p)]
     args += ["--ro-bind", str(script), "/run/hsl/main.py", "--chdir", _INSIDE]
     return args
 
@@ -213,6 +219,10 @@ class PythonSandbox:
         "bwrap" or "process" (see the module docstring); never swapped for the other.
     bwrap
         The bwrap executable (default: found on PATH).
+    hide
+        Folders the code must not see: under bwrap each one inside a bound folder is
+        covered by an empty tmpfs; in process mode run by root, the supervisor covers
+        them as it covers ``/root`` and ``/home``.
     """
 
     timeout: float = 10.0
@@ -224,6 +234,7 @@ class PythonSandbox:
     drop_root: bool = True
     isolation: str = "bwrap"
     bwrap: str | None = None
+    hide: tuple[str, ...] = ()
     last_status: dict = field(default_factory=dict, init=False, repr=False)
     """The supervisor's report of the last call (why it stopped, kill seconds, ...)."""
 
@@ -303,14 +314,14 @@ class PythonSandbox:
                "disk_bytes": self.disk_mb * 2**20, "tmp_bytes": self.tmp_mb * 2**20,
                "nofile": 256, "uid": uid, "gid": gid, "timeout": self.timeout,
                "python": sys.executable, "parent": os.getpid(), "watch_quota": False,
-               "namespaces": "off", "hide": ["/root", "/home"],
+               "namespaces": "off", "hide": ["/root", "/home", *self.hide],
                "keep": [str(d) for d in _python_dirs()]}
         host_work = None
         if self.isolation == "bwrap":
             cfg.update(src="/run/hsl/main.py", work=_INSIDE, tmpdir="/tmp", parent_death=False)
             prefix = bwrap_command(self._bwrap_path() or "bwrap", folder / "main.py",
                                    as_root=as_root and uid is not None, disk_mb=self.disk_mb,
-                                   tmp_mb=self.tmp_mb)
+                                   tmp_mb=self.tmp_mb, hide=tuple(self.hide))
         else:
             host_work = folder / "work"
             host_work.mkdir()
