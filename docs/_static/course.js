@@ -83,7 +83,8 @@
     const { dialog, img, setFit } = viewer;
     img.src = source.currentSrc || source.src;
     img.alt = source.getAttribute("data-figure-alt") || source.alt || "";
-    img.style.setProperty("--course-natural", `${source.naturalWidth}px`);
+    img.style.setProperty("--course-natural",
+                          source.naturalWidth ? `${source.naturalWidth}px` : "auto");
     dialog.querySelector(".course-viewer-title").textContent = img.alt;
     setFit(false);
     history.pushState({ courseViewer: true }, "");
@@ -94,12 +95,12 @@
     body.focus();
   }
 
-  function linkFigure(img, title) {
+  function linkFigure(img) {
     if (img.closest("a")) return img.closest("a");
     const a = document.createElement("a");
     a.href = img.getAttribute("src");
     a.className = "course-figure";
-    a.title = title;
+    a.title = "Open the figure at full size";
     img.replaceWith(a);
     a.appendChild(img);
     return a;
@@ -109,7 +110,7 @@
     for (const img of document.querySelectorAll(FIGURES)) {
       if (img.closest(".course-stack") || img.closest("a:not(.course-figure)")) continue;
       if (img.complete && img.naturalWidth && img.naturalWidth < MIN_FIGURE) continue;
-      const a = linkFigure(img, "Open the figure at full size");
+      const a = linkFigure(img);
       a.addEventListener("click", (e) => {
         if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;  // a new tab
         e.preventDefault();

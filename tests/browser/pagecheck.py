@@ -7,7 +7,8 @@
 - an image that does not decode;
 - a link to a page of the site that does not exist, or to an anchor that page lacks;
 - math left untypeset: a ``$``, ``\\(`` or ``\\[`` in the text a reader sees once MathJax
-  has run (code and outputs excepted);
+  has run (code and outputs excepted), or math MathJax could not typeset (its error shown
+  in place of an equation);
 - an image without alt text, or whose alt text is a file name or hash;
 - something cut: an equation, a figure, a code block, an output or a table wider than its
   box where the box hides the rest (overflow hidden or clip) or the page ends, at each of
@@ -257,6 +258,9 @@ DUPLICATES = """() => {
   return out;
 }"""
 
+MATH_ERRORS = """() => [...document.querySelectorAll('mjx-merror')]
+  .map(e => (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 80))"""
+
 RAW_MATH = re.compile(r"\$\$?|\\\(|\\\[")
 
 
@@ -419,6 +423,8 @@ def check_page(page: Any, url: str, links: LinkChecker) -> PageReport:
         p.extend(f"at {PHONE} px: {c}" for c in phone)
         for snippet in raw_math(page.evaluate(VISIBLE_PROSE)):
             p.append(f"untypeset math: {snippet}")
+        for error in page.evaluate(MATH_ERRORS):
+            p.append(f"math MathJax could not typeset: {error}")
         for href in sorted(set(page.evaluate(LINKS))):
             if href.startswith(("mailto:", "javascript:")):
                 continue

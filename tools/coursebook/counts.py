@@ -141,11 +141,12 @@ def exercise_summary(notebooks: Path, catalog: dict[str, Any] | None = None) -> 
     """One paragraph: how many notebooks, how many exercises in which notebooks, by kind.
 
     >>> from types import SimpleNamespace as E
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> for n in ("00_a", "01_b"): _ = (d / f"{n}.ipynb").write_text('{"cells": []}')
-    >>> print(exercise_summary(d, {"01.1": E(kind="int", name=""),
-    ...                            "01.2": E(kind="function", name="f")}))
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for n in ("00_a", "01_b"):
+    ...         _ = (Path(tmp) / f"{n}.ipynb").write_text('{"cells": []}')
+    ...     print(exercise_summary(Path(tmp), {"01.1": E(kind="int", name=""),
+    ...                                        "01.2": E(kind="function", name="f")}))
     The course has 2 notebooks (00-01). Notebook 01 ends with 2 exercises: 1 coding exercise (write a function, graded on hidden inputs against the library) and 1 value (a number, an id, a set or true/false, read off or worked out).
     """
     names = notebook_names(notebooks)
