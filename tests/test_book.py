@@ -441,3 +441,21 @@ def test_the_site_fields_the_pages_use_are_all_filled(tmp_path):
               **counts.count_fields(ROOT / "notebooks"), "grading_link": "", "package": ""}
     assert {"notebook_range", "exercise_summary", "exercise_table"} <= used
     assert used <= set(filled), used - set(filled)
+
+
+def test_a_guide_page_image_of_panels_gets_the_marker_too(tmp_path):
+    """docs/guide/notebooks.md shows notebook 07's saved figure (plots side by side): the
+    copy the site builds from carries the pieces marker after it; one plot does not."""
+    docs, src = tmp_path / "docs", tmp_path / "src"
+    (docs / "guide").mkdir(parents=True)
+    src.mkdir()
+    figures = ROOT / "figures"
+    (docs / "guide" / "page.md").write_text(
+        f"# Page\n\n![curves]({figures / '07_cumulative_sr.png'})\n\n"
+        f"![one drawing]({figures / '01_skillworld_subgraph.png'})\n")
+    pages.copy_pages(docs, src)
+    text = (src / "guide" / "page.md").read_text()
+    assert text.count('<span class="course-pieces" hidden') == 1
+    width, height = panels.png_size((figures / "07_cumulative_sr.png").read_bytes())
+    assert f"07_cumulative_sr.png)<span class=\"course-pieces\" hidden data-size=\"{width}x{height}\"" in text
+    assert (docs / "guide" / "page.md").read_text().count("course-pieces") == 0  # docs/ untouched

@@ -129,9 +129,9 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
                   figures: Path | None = None) -> Path:
     """Build one edition into ``out/EDITION/html`` (module docstring); return that folder."""
     base = out / edition
-    src, html = base / "src", base / "html"
-    for d in (src, html):
-        if d.exists():
+    src, html, doctrees = base / "src", base / "html", base / "doctrees"
+    for d in (src, html, doctrees):  # Sphinx's saved doctrees too: a page copied with its
+        if d.exists():               # mtime, edited while the last build ran, looked unchanged
             shutil.rmtree(d)
     src.mkdir(parents=True)
     source = student_copies(notebooks, base / "notebooks") if edition == "student" else notebooks
@@ -158,7 +158,7 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
     values["grading_link"] = _grading_link(src)
     values["package"] = str(PACKAGE) if api else ""
     (src / "_course.json").write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
-    _sphinx(src, html, base / "doctrees", base / "sphinx.log")
+    _sphinx(src, html, doctrees, base / "sphinx.log")
     downloads = html / "_sources"
     downloads.mkdir(exist_ok=True)
     for path in paths:  # the theme's ".ipynb" button: the notebook itself
