@@ -3,7 +3,7 @@
 // 1. A monospace diagram (a Markdown code block, such as the home page's pipeline) that is
 //    a little wider than the column is set smaller, down to 60 % of its size, so that it
 //    fits; a wider one keeps its size and scrolls (course.css).
-// 2. Every figure of a notebook output opens in a full-screen viewer when tapped or
+// 2. Every figure of a page or a slide opens in a full-screen viewer when tapped or
 //    clicked, at its own size (1 image pixel to 1 CSS pixel: the text as drawn, 10 pt at
 //    100 dpi), scrolled with a finger or the keys, pinch-zoomable, fitted to the screen on
 //    a second tap; Esc, the close button or the browser's back closes it. A figure shown
@@ -23,7 +23,7 @@
   const MIN_SCALE = 0.6;
   const LEGIBLE = 0.75;  // 10-pt text at 100 dpi shown at 7.5 pt (hyperskill_lite.plots.style)
   const NARROW = window.matchMedia("(max-width: 720px)");
-  const FIGURES = "article.bd-article img";
+  const FIGURES = "article.bd-article img, .reveal .slides img";  // pages, slide decks
   const MIN_FIGURE = 64;  // px: a smaller image is an icon, not a figure
   let typeset = false;  // MathJax has typeset the page
 
@@ -65,8 +65,9 @@
     img.addEventListener("click", () => setFit(!dialog.classList.contains("course-viewer-fitted")));
     dialog.querySelector(".course-viewer-close").addEventListener("click", () => dialog.close());
     dialog.addEventListener("keydown", (e) => {  // the theme's own Esc handler cancels the
-      if (e.key === "Escape") {                   // dialog's: close it here
-        e.preventDefault();
+      if (e.key === "Escape") {                   // dialog's, and reveal.js's opens its
+        e.preventDefault();                       // overview: close it here, alone
+        e.stopPropagation();
         dialog.close();
       }
     });
@@ -221,6 +222,7 @@
       const m = item.display && TAG.exec(item.math || "");
       const box = item.typesetRoot;
       if (!m || !box || !box.parentElement || box.classList.contains("course-tagged")) continue;
+      if (!box.parentElement.matches("div.math")) continue;  // a page's equation, not a slide's
       const number = document.createElement("span");
       number.className = "course-eqno";
       number.textContent = m[1] ? m[2] : `(${m[2]})`;

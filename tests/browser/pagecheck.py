@@ -21,8 +21,9 @@
   7.5 pt) that is neither shown panel by panel nor zoomable, where zoomable means that a
   tap on it opens it at a legible size, scrollable to every corner, and Esc closes it
   again (each such figure is tapped); a figure the page offers panel by panel
-  (``.course-pieces``) that is not shown so; a table that breaks a word to fit (a word
-  of a cell split across lines, where a hyphen or slash is no break).
+  (``.course-pieces``) that is not shown so; a table that breaks a word to fit (a run of
+  letters, digits and ``_`` in a cell split across lines: a break at a space, a hyphen
+  or other punctuation is the browser's ordinary line breaking, not a broken word).
 
 Links to other hosts are not followed (the network is closed); they are returned apart.
 Not here: starting the browser or the server (conftest.py).
@@ -133,6 +134,14 @@ CUT = """() => {
 
 EQUATION_NUMBERS = """() => {
   const vw = document.documentElement.clientWidth;
+  const srOnly = e => {  // in a screen reader's copy (reveal.js's aria-status): not shown
+    for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (r.width <= 2 || r.height <= 2) return true;
+    }
+    return false;
+  };
   const shown = e => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
   const inView = e => {  // on screen and not hidden by a box that clips or scrolls it
     const r = e.getBoundingClientRect();
@@ -148,7 +157,7 @@ EQUATION_NUMBERS = """() => {
   for (const eq of document.querySelectorAll('mjx-container[display="true"]')) {
     const label = eq.querySelector('mjx-labels mjx-mtd');  // MathJax's own "(13)"
     const cell = eq.querySelector('mjx-assistive-mml mlabeledtr > mtd');
-    if (!shown(eq) || (!label && !cell)) continue;
+    if (!shown(eq) || (!label && !cell) || srOnly(eq)) continue;
     const number = cell ? cell.textContent.trim() : '';
     const box = eq.closest('div.math, .math-wrapper') || eq.parentElement;
     const shownElsewhere = number !== '' && [...box.querySelectorAll('*')].some(e =>
@@ -167,12 +176,23 @@ EQUATION_NUMBERS = """() => {
 
 FIGURE_SCALES = """([legible, minWidth]) => {
   const shown = e => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const srOnly = e => {  // in a screen reader's copy (reveal.js's aria-status): not shown
+    for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (r.width <= 2 || r.height <= 2) return true;
+    }
+    return false;
+  };
   const out = [];
   const imgs = [...document.querySelectorAll('main img, article img')];
   imgs.forEach((img, i) => {
-    if (!shown(img) || img.naturalWidth < minWidth || img.closest('dialog')) return;
+    if (!shown(img) || img.naturalWidth < minWidth || img.closest('dialog') || srOnly(img))
+      return;
     const scale = img.getBoundingClientRect().width / img.naturalWidth;
-    out.push({i, scale, src: img.getAttribute('src'), alt: (img.alt || '').slice(0, 50),
+    const src = img.getAttribute('src') || '';
+    out.push({i, scale, key: src, src: src.startsWith('data:') ? src.slice(0, 40) + '…' : src,
+              alt: (img.alt || '').slice(0, 50),
               piece: !!img.closest('.course-stack'), crop: !!img.closest('[data-crop]')});
   });
   const pieces = [...document.querySelectorAll('.course-pieces')].map(m => {
@@ -225,13 +245,21 @@ CLOSED = """(i) => {
 
 BROKEN_WORDS = r"""() => {
   const shown = e => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const srOnly = e => {  // in a screen reader's copy (reveal.js's aria-status): not shown
+    for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (r.width <= 2 || r.height <= 2) return true;
+    }
+    return false;
+  };
   const out = [];
   for (const table of document.querySelectorAll('main table, article table')) {
-    if (!shown(table)) continue;
+    if (!shown(table) || srOnly(table)) continue;
     const walk = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
     for (let node = walk.nextNode(); node; node = walk.nextNode()) {
       if (node.parentElement.closest('mjx-container, script, style')) continue;
-      for (const m of node.textContent.matchAll(/[^\s\-\u2010\u2011\/]{2,}/g)) {
+      for (const m of node.textContent.matchAll(/[\p{L}\p{N}_]{2,}/gu)) {
         const range = document.createRange();
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);
@@ -248,11 +276,20 @@ BROKEN_WORDS = r"""() => {
 }"""
 
 DUPLICATES = """() => {
+  const srOnly = e => {  // in a screen reader's copy (reveal.js's aria-status): not shown
+    for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (r.width <= 2 || r.height <= 2) return true;
+    }
+    return false;
+  };
   const seen = new Map(), out = [];
   for (const img of document.querySelectorAll('main img, article img')) {
-    if (img.closest('.course-stack, dialog')) continue;
+    if (img.closest('.course-stack, dialog') || srOnly(img)) continue;
     const src = img.currentSrc || img.src;
-    if (seen.has(src)) out.push(`the same figure shown twice: ${img.getAttribute('src')}`);
+    if (seen.has(src)) out.push(`the same figure shown twice: `
+                                + (img.getAttribute('src') || '').slice(0, 80));
     seen.set(src, true);
   }
   return out;
@@ -338,9 +375,9 @@ def figures_on_a_phone(page: Any) -> list[str]:
            for m in found["pieces"] if not m["stacked"]]
     tapped: set[str] = set()
     for fig in found["figures"]:
-        if fig["scale"] >= LEGIBLE - 0.005 or fig["src"] in tapped:
+        if fig["scale"] >= LEGIBLE - 0.005 or fig["key"] in tapped:
             continue
-        tapped.add(fig["src"])
+        tapped.add(fig["key"])
         what = f"{fig['src']} ({fig['alt']}…)"
         url = page.url
         x, y = page.evaluate(TAP_POINT, fig["i"])
