@@ -203,10 +203,10 @@ FIGURE_SCALES = """([legible, minWidth]) => {
   return {figures: out, pieces};
 }"""
 
-TAP_POINT = """(i) => {
+TAP_OFFSET = """(i) => {
   const img = [...document.querySelectorAll('main img, article img')][i];
-  img.scrollIntoView({block: 'center', inline: 'nearest'});
-  let r = img.getBoundingClientRect();
+  img.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+  const r = img.getBoundingClientRect();
   let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
   for (let a = img.parentElement; a && a !== document.documentElement; a = a.parentElement) {
     if (getComputedStyle(a).overflowX === 'visible') continue;  // the part of it in view
@@ -214,7 +214,7 @@ TAP_POINT = """(i) => {
     [left, top, right, bottom] = [Math.max(left, ar.left), Math.max(top, ar.top),
                                   Math.min(right, ar.right), Math.min(bottom, ar.bottom)];
   }
-  return [(left + right) / 2, (top + bottom) / 2];
+  return {x: (left + right) / 2 - r.left, y: (top + bottom) / 2 - r.top};
 }"""
 
 OPENED = """(i) => {
@@ -234,6 +234,12 @@ OPENED = """(i) => {
                          && scroller.scrollHeight >= rect.height - 1);
   return {opened: true, scale: rect.width / img.naturalWidth, reach};
 }"""
+
+WATCH_POPSTATE = """() => { window.__checkPopstate = new Promise(r =>
+  addEventListener('popstate', () => r(true), {once: true})); }"""
+
+POPSTATE = """() => Promise.race([window.__checkPopstate,
+                            new Promise(r => setTimeout(() => r(false), 5000))])"""
 
 CLOSED = """(i) => {
   const img = [...document.querySelectorAll('main img, article img')][i];
@@ -370,6 +376,8 @@ def figures_on_a_phone(page: Any) -> list[str]:
     """What a reader at `PHONE` px would meet among the open page's figures (module
     docstring): a figure shown below `LEGIBLE` is tapped (once per image) and must open
     legible, every part reachable, and close on Esc."""
+    from playwright.sync_api import Error
+
     found = page.evaluate(FIGURE_SCALES, [LEGIBLE, 64])
     out = [f"a figure of panels ({m['size']}) is not shown panel by panel"
            for m in found["pieces"] if not m["stacked"]]
@@ -379,9 +387,14 @@ def figures_on_a_phone(page: Any) -> list[str]:
             continue
         tapped.add(fig["key"])
         what = f"{fig['src']} ({fig['alt']}…)"
-        url = page.url
-        x, y = page.evaluate(TAP_POINT, fig["i"])
-        page.mouse.click(x, y)  # a reader's tap (a trusted click)
+        url, entries = page.url, page.evaluate("history.length")
+        try:  # a reader's tap (a trusted click), on the part of the figure in view, once
+            page.locator("main img, article img").nth(fig["i"]).click(  # when it is still
+                position=page.evaluate(TAP_OFFSET, fig["i"]), timeout=5000)
+        except Error as e:
+            out.append(f"a tap does not reach a figure shown at {fig['scale']:.0%} of its "
+                       f"size ({str(e).splitlines()[0]}): {what}")
+            continue
         page.wait_for_timeout(150)
         if page.url.split("#")[0] != url.split("#")[0]:  # the tap left the page
             out.append(f"a figure shown at {fig['scale']:.0%} of its size is neither stacked "
@@ -397,7 +410,12 @@ def figures_on_a_phone(page: Any) -> list[str]:
         if got["scale"] < LEGIBLE - 0.005 or not got["reach"]:
             out.append(f"a figure opened by a tap shows at {got['scale']:.0%} of its size"
                        + ("" if got["reach"] else ", not all of it reachable") + f": {what}")
+        took_entry = page.evaluate("history.length") > entries
+        if took_entry:  # a viewer that took a history entry gives it back when it closes
+            page.evaluate(WATCH_POPSTATE)
         page.keyboard.press("Escape")
+        if took_entry and not page.evaluate(POPSTATE):
+            out.append(f"closing the opened figure leaves its history entry behind: {what}")
         _settle(page)
         if not page.evaluate(CLOSED, fig["i"]):
             out.append(f"Esc does not close the opened figure: {what}")
