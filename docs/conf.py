@@ -76,8 +76,9 @@ names are still documented where they are defined."""
 # --- notebooks: render what is committed, run nothing --------------------------------
 nb_execution_mode = "off"
 nb_ipywidgets_js: dict = {}
-"""No widget JavaScript: it would come from a CDN; the panels' outputs are replaced by their
-static default figure when the notebooks are staged."""
+"""No widget JavaScript: it would come from a CDN; the panels' outputs are replaced by a
+note and their static default figure (or a pointer to it, right above) when the notebooks
+are staged."""
 nb_output_stderr = "show"
 nb_merge_streams = True
 
@@ -107,8 +108,12 @@ html_favicon = "_static/favicon.svg"
 html_domain_indices = False
 html_css_files = ["course.css"]
 html_js_files = ["course.js"]
-"""Wide math, code, outputs and tables scroll inside their box instead of being cut; a
-monospace diagram a little too wide is set smaller to fit; a figure opens full size."""
+"""Reading on any screen (docs/guide/course-site.md, "Reading on a phone"): wide math,
+code, outputs and tables scroll inside their box (which fades where more is hidden)
+instead of being cut, a table keeps its words whole, an equation keeps its number in
+view; a monospace diagram or an equation a little too wide is set smaller to fit; a
+figure opens at its own size in a viewer, and on a narrow screen a figure of panels side
+by side shows panel by panel."""
 html_theme_options = {
     "navbar_persistent": [],
     "home_page_in_toc": True,

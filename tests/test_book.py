@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,12 @@ _spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "b
 book = importlib.util.module_from_spec(_spec)
 sys.modules["build_book"] = book
 _spec.loader.exec_module(book)  # puts tools/ on sys.path: the coursebook package imports
-from coursebook import alt, pages, slides, stage  # noqa: E402
+from coursebook import alt, counts, pages, panels, slides, stage  # noqa: E402
 
 PANELS = ["03_cooccurrence_ranking", "05_propagation_merging", "08_ablations_and_sensitivity"]
 
 
-@pytest.mark.parametrize("module", [alt, pages, slides, stage])
+@pytest.mark.parametrize("module", [alt, counts, pages, panels, slides, stage])
 def test_the_doctests_of_the_builder(module):
     result = doctest.testmod(module)
     assert result.attempted >= 1 and result.failed == 0
@@ -52,7 +53,9 @@ def test_every_notebook_is_staged_in_course_order_with_the_map_first(staged):
 
 
 @pytest.mark.parametrize("name", PANELS)
-def test_a_panel_becomes_its_static_default_figure(name, staged):
+def test_a_panel_points_to_its_static_default_figure_shown_once(name, staged):
+    """The panel's default figure is drawn by the cell above it: the page shows it there,
+    and the panel's output is a note pointing to it (not the same figure a second time)."""
     original = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
     nb = staged[name]
     assert "widgets" not in nb["metadata"]
@@ -60,11 +63,124 @@ def test_a_panel_becomes_its_static_default_figure(name, staged):
     assert book.WIDGET_VIEW not in dumped and "NBVAL_" not in dumped
     i = next(i for i, c in enumerate(original["cells"]) if c["cell_type"] == "code"
              and any(book.WIDGET_VIEW in o.get("data", {}) for o in c["outputs"]))
-    cell = next(c for c in nb["cells"] if c.get("id") == original["cells"][i].get("id"))
-    assert cell["outputs"][0]["data"]["text/markdown"] == book.PANEL_NOTE
-    assert cell["outputs"][1]["data"]["image/png"] == book.default_figure(
-        original["cells"], i)["data"]["image/png"]
-    assert cell["metadata"]["mystnb"]["image"]["alt"].startswith("The panel's default figure")
+    ids = [c.get("id") for c in nb["cells"]]
+    at = ids.index(original["cells"][i].get("id"))
+    cell, above = nb["cells"][at], nb["cells"][at - 1]
+    assert [o["data"] for o in cell["outputs"]] == [{"text/markdown": stage.PANEL_NOTE_ABOVE}]
+    shown = [o["data"]["image/png"] for o in above["outputs"] if "image/png" in o["data"]]
+    assert shown[-1] == book.default_figure(original["cells"], i)["data"]["image/png"]
+    pngs = [o["data"]["image/png"] for c in nb["cells"] for o in c.get("outputs", [])
+            if "image/png" in o.get("data", {})]
+    assert len(pngs) == len(set(pngs)), f"{name}: a figure is shown twice"
+
+
+def test_a_panel_whose_figure_is_further_up_shows_it_with_the_note():
+    png = base64.b64encode(_png_of(_figure(1))).decode()
+    fig = {"cell_type": "code", "metadata": {}, "source": "ax.set_title('SR')", "outputs": [
+        {"output_type": "display_data", "metadata": {}, "data": {"image/png": png}}]}
+    log = _cell("code", "print(1)")
+    panel = {"cell_type": "code", "metadata": {}, "source": "panel(draw)", "outputs": [
+        {"output_type": "display_data", "metadata": {},
+         "data": {book.WIDGET_VIEW: {"model_id": "x"}, "text/plain": "VBox()"}}]}
+    out = stage.stage_notebook({"metadata": {}, "cells": [fig, log, panel]})
+    data = [o["data"] for o in out["cells"][2]["outputs"]]
+    assert data[0] == {"text/markdown": book.PANEL_NOTE}
+    assert data[1]["image/png"] == png
+    assert out["cells"][2]["metadata"]["mystnb"]["image"]["alt"] == \
+        "The panel's default figure. Figure: SR"
+
+
+# --- figures of side-by-side panels: found in the PNG, shown panel by panel on a phone --
+
+def _figure(columns: int, *, legend: bool = False, suptitle: str = "", colorbar: bool = False,
+            axis_off: bool = False, rows: int = 1):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.6 * rows), squeeze=False)
+    for k, ax in enumerate(axes.flat):
+        if colorbar:
+            im = ax.imshow(np.arange(16.0).reshape(4, 4))
+            fig.colorbar(im, ax=ax)
+        else:
+            ax.plot([0, 1, 2], [k, 2 * k + 1, k], label=f"method {k}")
+            ax.plot([0, 1, 2], [1, 0, 1], "--", label=f"baseline {k}")
+        ax.set(title=f"panel {k} of the figure", xlabel="episode", ylabel="cumulative SR (%)")
+        if axis_off:
+            ax.set_axis_off()
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout(rect=(0, 0.1 if legend else 0, 1, 1))
+    if legend:
+        fig.legend(*axes.flat[0].get_legend_handles_labels(), loc="lower center", ncol=4,
+                   fontsize=8, frameon=False)
+    return fig
+
+
+def _png_of(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("columns", [2, 3])
+def test_side_by_side_panels_are_found_and_cut_between_them(columns):
+    png = _png_of(_figure(columns, legend=True, suptitle="a title over all the panels"))
+    pieces = panels.figure_pieces(png)
+    shown = [p for p in pieces if p.panel]
+    assert len(shown) == columns
+    width, height = panels.png_size(png)
+    for a, b in zip(shown, shown[1:]):  # side by side, in order, not overlapping
+        assert a.x + a.w <= b.x and a.y == b.y
+    for p in pieces:
+        assert 0 <= p.x and p.x + p.w <= width and 0 <= p.y and p.y + p.h <= height
+        assert p.w >= 8 and p.h >= 8
+    rows = [p.row for p in pieces]
+    assert rows == sorted(rows)
+    title = [p for p in pieces if p.row == 0]
+    assert len(title) == 1 and not title[0].panel and title[0].y + title[0].h <= shown[0].y
+    legend = [p for p in pieces if p.row == max(rows)]
+    assert len(legend) == 2 and not any(p.panel for p in legend)  # two entries, reflowed
+    assert all(p.y >= shown[0].y + shown[0].h for p in legend)
+
+
+def test_a_colour_bar_stays_with_its_panel_and_one_plot_is_not_cut():
+    pieces = panels.figure_pieces(_png_of(_figure(2, colorbar=True)))
+    assert sum(p.panel for p in pieces) == 2
+    assert panels.figure_pieces(_png_of(_figure(1, legend=True))) == []
+    assert panels.figure_pieces(_png_of(_figure(3, axis_off=True))) == []  # drawings
+    assert panels.figure_pieces(_png_of(_figure(2, rows=2))) == []  # a grid: zoomable
+    assert panels.figure_pieces(b"\x89PNG broken") == []
+
+
+def test_the_staged_pages_mark_the_figures_of_side_by_side_panels(staged):
+    """Notebook 07's wide figures carry the pieces marker after them; a hypergraph
+    drawing (00) does not."""
+    marked = {}
+    for name, nb in staged.items():
+        for cell in nb["cells"]:
+            outs = cell.get("outputs", [])
+            for k, o in enumerate(outs):
+                html = o.get("data", {}).get("text/html", "")
+                if stage.PIECES_CLASS not in html:
+                    continue
+                assert "image/png" in outs[k - 1]["data"], name  # right after its figure
+                png = base64.b64decode(outs[k - 1]["data"]["image/png"])
+                width, height = panels.png_size(png)
+                assert f'data-size="{width}x{height}"' in html
+                boxes = json.loads(html.split("data-pieces='")[1].split("'")[0])
+                assert sum(b[5] for b in boxes) >= 2
+                assert all(0 <= x and x + w <= width and 0 <= y and y + h <= height
+                           for x, y, w, h, _, _ in boxes)
+                marked[name] = marked.get(name, 0) + 1
+    assert marked.get("07_self_evolving_curves", 0) == 4
+    assert "00_quickstart" in marked and "01_hypergraph_memory" not in marked
 
 
 def test_instructor_solutions_stay_collapsed_and_math_and_prose_are_untouched(staged):
@@ -220,3 +336,126 @@ def test_without_npm_or_notebooks_the_build_says_what_to_do_in_one_line(tmp_path
                         str(tmp_path / "book"), "--notebooks", str(tmp_path)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "no notebooks NN_*.ipynb" in r.stderr
+
+
+# --- the course's counts: computed from the course, never written by hand -------------
+
+def _readme_tool():
+    spec = importlib.util.spec_from_file_location("readme_tool", ROOT / "tools" / "readme.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+COURSE_BLOCKS = ("course-summary", "course-exercises", "course-exercises-grading")
+
+
+def test_every_course_count_block_is_what_the_course_gives():
+    """Each generated block of counts (the user guide's notebooks and teaching pages, the
+    grading page) equals what tools/readme.py computes from the notebooks and the
+    exercise catalog now: a new exercise or notebook makes this fail until
+    ``tools/readme.py`` is run."""
+    tool = _readme_tool()
+    found = {}
+    for page in tool.pages():
+        for name, body in tool.blocks(page.read_text(encoding="utf-8")).items():
+            if name.startswith("course-"):
+                found[name] = page
+                assert body == tool.GENERATORS[name](), (
+                    f"{page.relative_to(ROOT)}: block {name!r} is stale: run tools/readme.py")
+    assert set(found) == set(COURSE_BLOCKS), found
+
+
+def test_the_counts_come_from_the_catalog_and_the_notebooks_folder():
+    from hyperskill_lite.course.catalog import catalog
+
+    exercises = counts.course_exercises(ROOT / "notebooks")
+    assert [e.id for e in exercises] == sorted(catalog())
+    names = counts.notebook_names(ROOT / "notebooks")
+    assert names == sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    summary = counts.exercise_summary(ROOT / "notebooks")
+    assert f"The course has {len(names)} notebooks ({names[0][:2]}-{names[-1][:2]})" in summary
+    assert f" with {len(exercises)} exercises: " in summary
+    coding = [e for e in catalog().values() if e.kind == "function"]
+    assert f"{len(coding)} coding exercises" in summary
+    table = counts.exercise_table(ROOT / "notebooks").splitlines()
+    assert table[-1].startswith(f"| **all** | **{len(exercises)}** |")
+    for ex in coding:  # each coding exercise named, with the function written
+        assert any(f"{ex.id} `{ex.name}`" in row for row in table), ex.id
+
+
+def test_a_new_kind_or_notebook_changes_the_counts(tmp_path):
+    """The counts follow the course: a catalog with a written question (a kind the pages
+    have not met) and one more notebook give new numbers and a new column."""
+    from types import SimpleNamespace as Ex
+
+    for name in ("00_map", "01_a", "02_b", "03_c"):
+        cells = [] if name != "02_b" else [_cell(
+            "markdown", "**Exercise 02.2.** *Predict, then run.* Will it rise?")]
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
+    cat = {"01.1": Ex(kind="int", name=""), "02.1": Ex(kind="function", name="gamma"),
+           "02.2": Ex(kind="choice", name=""), "03.1": Ex(kind="written", name="")}
+    summary = counts.exercise_summary(tmp_path, cat)
+    assert summary.startswith("The course has 4 notebooks (00-03). Notebooks 01-03 end with "
+                              "4 exercises: 1 coding exercise")
+    assert "1 prediction (" in summary and "1 value (" in summary
+    assert summary.endswith("and 1 written exercise.")
+    table = counts.exercise_table(tmp_path, cat).splitlines()
+    assert table[0] == ("| notebook | exercises | coding | prediction | value | written | "
+                        "the coding exercises |")
+    assert table[-1] == "| **all** | **4** | **1** | **1** | **1** | **1** | |"
+    fields = counts.count_fields(tmp_path, cat)
+    assert fields["notebook_count"] == "4" and fields["exercise_count"] == "4"
+
+
+NUMBER = (r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+          r"fourteen|fifteen|sixteen|twenty|thirty)")
+HAND_COUNT = re.compile(rf"\b{NUMBER}\s+(?:coding\s+|written\s+|numbered\s+|course\s+)?"
+                        r"(?:exercises|notebooks|predictions|read-offs)\b(?!\s+at\s+(?:a\s+time|once))",
+                        re.I)
+
+
+def test_no_page_states_a_course_count_by_hand():
+    """Outside the generated blocks and the code, no page of the README or docs/ says
+    "32 exercises" or "ten notebooks": such a count is a block tools/readme.py writes, or
+    a ``{{ ... }}`` field the site build fills (tools/coursebook/counts.py)."""
+    tool = _readme_tool()
+    fence = re.compile(r"```.*?```", re.S)
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = fence.sub("", tool.BLOCK.sub("", page.read_text(encoding="utf-8")))
+        found += [f"{page.relative_to(ROOT)}: {m.group(0)!r}" for m in HAND_COUNT.finditer(text)]
+    assert not found, found
+
+
+def test_the_site_fields_the_pages_use_are_all_filled(tmp_path):
+    """Every ``{{ field }}`` of the teaching pages is a value the build writes (so none
+    shows raw), the counts among them."""
+    used = set()
+    for name in pages.TEACHING:
+        used |= set(re.findall(r"\{\{\s*(\w+)\s*\}\}",
+                               (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8")))
+    headers = [pages.header(p.stem, json.loads(p.read_text(encoding="utf-8")))
+               for p in stage.course_notebooks(ROOT / "notebooks")]
+    filled = {**pages.substitutions(headers, "student", []),
+              **counts.count_fields(ROOT / "notebooks"), "grading_link": "", "package": ""}
+    assert {"notebook_range", "exercise_summary", "exercise_table"} <= used
+    assert used <= set(filled), used - set(filled)
+
+
+def test_a_guide_page_image_of_panels_gets_the_marker_too(tmp_path):
+    """docs/guide/notebooks.md shows notebook 07's saved figure (plots side by side): the
+    copy the site builds from carries the pieces marker after it; one plot does not."""
+    docs, src = tmp_path / "docs", tmp_path / "src"
+    (docs / "guide").mkdir(parents=True)
+    src.mkdir()
+    figures = ROOT / "figures"
+    (docs / "guide" / "page.md").write_text(
+        f"# Page\n\n![curves]({figures / '07_cumulative_sr.png'})\n\n"
+        f"![one drawing]({figures / '01_skillworld_subgraph.png'})\n")
+    pages.copy_pages(docs, src)
+    text = (src / "guide" / "page.md").read_text()
+    assert text.count('<span class="course-pieces" hidden') == 1
+    width, height = panels.png_size((figures / "07_cumulative_sr.png").read_bytes())
+    assert f"07_cumulative_sr.png)<span class=\"course-pieces\" hidden data-size=\"{width}x{height}\"" in text
+    assert (docs / "guide" / "page.md").read_text().count("course-pieces") == 0  # docs/ untouched

@@ -13,7 +13,9 @@ sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). For e
 2. the pages: docs/syllabus.md, docs/instructor-guide.md, docs/slides.md and every page of
    docs/course/ and docs/guide/ (tools/coursebook/pages.py), the API reference that
    sphinx-autoapi generates from the package's docstrings (``api/``, docs/conf.py), the study-time table read from
-   the notebooks' headers, and the table of contents on the home page (notebook 00); the
+   the notebooks' headers, the course's counts (notebooks, exercises per notebook by
+   kind: tools/coursebook/counts.py, from the notebooks and the exercise catalog) and the
+   table of contents on the home page (notebook 00); the
    figures folder sits beside the source folder, where a notebook's ``../figures/NAME.png``
    (and a guide page's ``../../figures/NAME.png``) finds it, as in the repository;
 3. slides of notebooks 01-05 (reveal.js via nbconvert, tools/coursebook/slides.py);
@@ -42,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the coursebook package
+from coursebook.counts import count_fields  # noqa: E402
 from coursebook.npm import MATHJAX, REVEAL, BookError, copy_parts, fetch  # noqa: E402
 from coursebook.pages import (  # noqa: E402
     TEACHING,
@@ -126,9 +129,9 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
                   figures: Path | None = None) -> Path:
     """Build one edition into ``out/EDITION/html`` (module docstring); return that folder."""
     base = out / edition
-    src, html = base / "src", base / "html"
-    for d in (src, html):
-        if d.exists():
+    src, html, doctrees = base / "src", base / "html", base / "doctrees"
+    for d in (src, html, doctrees):  # Sphinx's saved doctrees too: a page copied with its
+        if d.exists():               # mtime, edited while the last build ran, looked unchanged
             shutil.rmtree(d)
     src.mkdir(parents=True)
     source = student_copies(notebooks, base / "notebooks") if edition == "student" else notebooks
@@ -151,10 +154,11 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
     slides = write_slides(src, src / "_extra" / "slides")
     headers = [header(p.stem, read(p)) for p in paths if p.stem != HOME]
     values = substitutions(headers, edition, slides)
+    values.update(count_fields(notebooks))
     values["grading_link"] = _grading_link(src)
     values["package"] = str(PACKAGE) if api else ""
     (src / "_course.json").write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
-    _sphinx(src, html, base / "doctrees", base / "sphinx.log")
+    _sphinx(src, html, doctrees, base / "sphinx.log")
     downloads = html / "_sources"
     downloads.mkdir(exist_ok=True)
     for path in paths:  # the theme's ".ipynb" button: the notebook itself

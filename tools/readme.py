@@ -4,11 +4,12 @@
     .venv/bin/python tools/readme.py            # rewrite every generated block
     .venv/bin/python tools/readme.py --check    # exit 1 and say which block differs
 
-The blocks live in README.md (the demo table) and in the user guide's pages
+The blocks live in README.md (the demo table), in the user guide's pages
 (``docs/guide/*.md``: the comparison tables in baselines.md and protocol.md, the
 calibration in skillworld.md, the targets in performance.md, the live tier in
-live-agent.md); `PAGES` lists where the tool looks, and a block is found and rewritten
-in whichever page holds it. A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` and
+live-agent.md, the course's counts in notebooks.md and teaching.md) and in the course's
+pages (``docs/*.md``, ``docs/course/*.md``); `pages` lists where the tool looks, and a
+block is found and rewritten in whichever page holds it. A generated block sits between ``<!-- generated: NAME (tools/readme.py) -->`` and
 ``<!-- end generated: NAME -->`` and is written only by this tool, from:
 
 - ``demo``: what ``python -m hyperskill_lite demo`` prints (the table of `make demo`,
@@ -22,7 +23,11 @@ in whichever page holds it. A generated block sits between ``<!-- generated: NAM
   ``hyperskill_lite/world/data/calibration*.json``;
 - ``perf``: the targets table of ``benchmarks/results/perf.md`` (``make bench``);
 - ``live-smoke``: the real-model tier's figures, from ``results/live_smoke.json``
-  (``--live-smoke runs/live-smoke`` copies a ``make live-smoke`` summary there).
+  (``--live-smoke runs/live-smoke`` copies a ``make live-smoke`` summary there);
+- ``course-summary``, ``course-exercises`` and ``course-exercises-grading`` (the same
+  table on docs/course/grading.md): how many notebooks and exercises the course has, per notebook
+  by kind, computed from the notebooks folder and ``hyperskill_lite/course/exercises.toml``
+  (tools/coursebook/counts.py; never a count written by hand).
 
 `tests/test_readme.py` runs the check (the demo's timing columns aside) and also checks
 the numbers the notebooks page copies from the notebooks' headers (run times).
@@ -49,8 +54,11 @@ GUIDE = ROOT / "docs" / "guide"
 
 
 def pages() -> list[Path]:
-    """The files that may hold generated blocks: the README and every user guide page."""
-    return [README, *sorted(GUIDE.glob("*.md"))]
+    """The files that may hold generated blocks: the README, every user guide page and
+    the course's pages (the syllabus, the instructor guide, docs/course/)."""
+    docs = ROOT / "docs"
+    return [README, *sorted(GUIDE.glob("*.md")), *sorted(docs.glob("*.md")),
+            *sorted((docs / "course").glob("*.md"))]
 
 RESULTS = ROOT / "results" / "compare"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) \(tools/readme\.py\) -->\n)(?P<body>.*?)"
@@ -274,9 +282,30 @@ def live_smoke_block() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _counts():
+    sys.path.insert(0, str(ROOT / "tools"))  # the coursebook package, beside this file
+    from coursebook import counts
+
+    return counts
+
+
+def course_summary_block() -> str:
+    return _counts().exercise_summary(ROOT / "notebooks") + "\n"
+
+
+def course_exercises_block() -> str:
+    counts = _counts()
+    return (counts.exercise_summary(ROOT / "notebooks") + "\n\n"
+            + counts.exercise_table(ROOT / "notebooks") + "\n")
+
+
 GENERATORS = {"demo": demo_block, "baselines": baselines_block, "ablations": ablations_block,
               "paired": paired_block, "vs-hyperskill": vs_hyperskill_block, "calibration": calibration_block, "perf": perf_block,
-              "live-smoke": live_smoke_block}
+              "live-smoke": live_smoke_block, "course-summary": course_summary_block,
+              "course-exercises": course_exercises_block,
+              "course-exercises-grading": course_exercises_block}
+"""Block name -> its renderer (a name is one page's block; the course's exercise table
+shows on two pages, under two names)."""
 
 
 def render(name: str, write_figures: bool) -> str:

@@ -2,18 +2,24 @@
 
 Every page of the student site, its slides, and every notebook page of the instructor site
 opens clean (pagecheck.py: no console error, nothing from the network, every image decoded
-and described by its alt text, no broken link, no raw math, and nothing cut at 1280 px or
-at 390 px). The course map is the home page, the notebooks come in order with prev/next
-links, the equations are typeset, each ipywidgets panel shows its static default figure,
-the ".ipynb" download button gives the notebook (the student copy on the student site),
-the student site shows no solution and the instructor site every one, the syllabus's
+and described by its alt text, no broken link, no raw math, no figure shown twice, nothing
+cut and no equation number out of view at 1280 px or at 390 px; and at 390 px no figure
+shown below a legible size that is neither shown panel by panel nor zoomable, each such
+figure tapped open and closed again, and no table that breaks a word). The course map is
+the home page, the notebooks come in order with prev/next links, the equations are
+typeset, each ipywidgets panel points to its static default figure right above it, the
+".ipynb" download button gives the notebook (the student copy on the student site), the
+student site shows no solution and the instructor site every one, the syllabus's
 study-time table lists every notebook, the user guide lists every docs/guide page, and
-the slides run offline. Screenshots of notebook 05's heatmaps and Eq. 13 at both widths
-land in the run's output folder.
+the slides run offline. On a phone, notebook 07's figures read panel by panel, a tap opens
+a figure at full size (closed by Esc and by the browser's back), Eqs. 12 and 13 keep
+their numbers in view and the course map's table scrolls with its words whole:
+screenshots of each at 390 px (and at 1280 px) land in the run's output folder.
 
 The checker itself is tested on a small site written here, with one fault per page, so
-a console error, a broken image or link, raw ``$$``, a missing alt text or a cut box in
-the real site is known to fail.
+a console error, a broken image or link, raw ``$$``, a missing alt text, a cut box, an
+equation number out of view, a figure too small to read that does not open, a figure
+shown twice or a table that breaks a word in the real site is known to fail.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import re
 from pathlib import Path
 
 import pytest
-from pagecheck import WIDTHS, LinkChecker, check_page
+from pagecheck import EQUATION_NUMBERS, LEGIBLE, PHONE, WIDTHS, LinkChecker, check_page
 from support import ROOT, instructor_dir, serve, site_dir
 
 NOTEBOOK_PAGE = re.compile(r"\d\d_.+\.html")
@@ -159,14 +165,22 @@ def test_equations_are_typeset_offline(site, page):
 
 @pytest.mark.parametrize("name", ["03_cooccurrence_ranking", "05_propagation_merging",
                                   "08_ablations_and_sensitivity"])
-def test_a_panel_shows_its_static_default_figure(name, site, page, shots):
+def test_a_panel_points_to_its_static_default_figure_shown_once(name, site, page, shots):
+    """The panel's default figure is the output of the cell above it: the page shows it
+    there, once, and the panel's note points to it."""
     page.goto(site + f"{name}.html", wait_until="load")
     note = page.get_by_text("Interactive panel: open this notebook in JupyterLab")
     assert note.count() == 1, f"{name}: the panel's note is missing"
-    figure = note.locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]//img")
-    assert figure.count() == 1, f"{name}: the panel's default figure is missing"
+    assert "the figure above is its default setting" in note.inner_text()
+    panel = note.locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]")
+    assert panel.locator("img").count() == 0, f"{name}: the panel repeats its figure"
+    cell = panel.locator("xpath=ancestor::div[contains(@class, 'cell')][1]")
+    above = cell.locator("xpath=preceding-sibling::div[contains(@class, 'cell')][1]")
+    figure = above.locator("div.cell_output img").first
     assert figure.evaluate("img => img.naturalWidth") > 100
-    assert figure.get_attribute("alt").startswith("The panel's default figure")
+    srcs = page.locator("article div.cell_output img").evaluate_all(
+        "is => is.filter(i => !i.closest('.course-stack')).map(i => i.getAttribute('src'))")
+    assert len(srcs) == len(set(srcs)), f"{name}: a figure is shown twice"
     assert "VBox(" not in page.content() and "widget-view" not in page.content()
     figure.scroll_into_view_if_needed()
     page.screenshot(path=shots / f"site-{name}-panel.png")
@@ -180,25 +194,114 @@ def _shot(loc, path: Path) -> None:
     loc.screenshot(path=path)
 
 
-def test_05_heatmaps_and_eq_13_read_at_both_widths(site, page, shots):
-    """Eq. 13 scrolls inside its box (it is wider than a phone); the heatmaps fit the
-    column. Screenshots of both at 1280 px and 390 px for a reader to look at."""
+def _at_width(page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": page.viewport_size["height"]})
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r)))")  # laid out, the site's resize handlers run
+
+
+def test_05_heatmaps_and_eqs_12_and_13_read_at_both_widths(site, page, shots):
+    """Eqs. 12 and 13 keep their numbers in view at both widths (a wide equation scrolls
+    beside its number); the heatmaps fit the column. Screenshots of each at 1280 px and
+    390 px for a reader to look at."""
     page.goto(site + "05_propagation_merging.html", wait_until="load")
     page.evaluate("MathJax.startup.promise")
-    eq13 = page.locator("mjx-container[display='true']").filter(has_text="(13)")
     heatmaps = page.locator("div.cell_output img[alt*='plain embeddings']").first
-    assert eq13.count() == 1 and heatmaps.count() == 1
     size = page.viewport_size
     try:
         for width in WIDTHS:
-            page.set_viewport_size({"width": width, "height": size["height"]})
-            for what, loc in (("eq13", eq13), ("heatmaps", heatmaps)):
-                _shot(loc, shots / f"site-05-{what}-{width}.png")
-            box = eq13.evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).overflowX]")
-            assert box[0] <= box[1] + 1 or box[2] in ("auto", "scroll"), (width, box)
+            _at_width(page, width)
+            assert page.evaluate(EQUATION_NUMBERS) == [], width
+            for n in (12, 13):
+                eq = page.locator("div.math").filter(has=page.locator(
+                    ".course-eqno", has_text=f"({n})"))
+                assert eq.count() == 1, (width, n)
+                inside = eq.evaluate(
+                    "d => { const r = d.getBoundingClientRect(), n = d.querySelector("
+                    "'.course-eqno').getBoundingClientRect(); return [n.width > 0, "
+                    "n.left >= r.left - 1, n.right <= r.right + 1, "
+                    "n.right <= document.documentElement.clientWidth]; }")
+                assert all(inside), (width, n, inside)
+                _shot(eq, shots / f"site-05-eq{n}-{width}.png")
+            _shot(heatmaps, shots / f"site-05-heatmaps-{width}.png")
             img = heatmaps.evaluate("i => [i.getBoundingClientRect().right, "
                                     "i.closest('article').getBoundingClientRect().right]")
             assert img[0] <= img[1] + 1, (width, img)
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_07_figures_read_panel_by_panel_on_a_phone(site, page, shots):
+    """At 390 px each of notebook 07's wide figures (plots side by side, 1,249 px) shows
+    as its panels one under another, each at a legible size, its legend reflowed under
+    them; at 1280 px the figure is whole. A tap on a panel opens the figure at its own
+    size in the viewer, scrollable to the rest; Esc closes it, and so does the back
+    button."""
+    page.goto(site + "07_self_evolving_curves.html", wait_until="load")
+    stacks = page.locator("div.course-stack")
+    assert stacks.count() == 4  # the four figures of side-by-side panels
+    first = page.locator("a.course-figure").first
+    size = page.viewport_size
+    try:
+        _at_width(page, 1280)
+        assert stacks.evaluate_all("ss => ss.every(s => !s.checkVisibility())")
+        assert first.is_visible()
+        _shot(first, shots / "site-07-figure-1280.png")
+        _at_width(page, PHONE)
+        assert not first.is_visible()  # the whole figure gives way to its panels
+        whole = first.evaluate("a => a.querySelector('img').naturalWidth")
+        assert whole > 1200  # shrunk whole to a phone's column it read at under 30 %
+        scales = stacks.first.locator(".course-crop[data-panel='1'] img").evaluate_all(
+            "is => is.map(i => i.getBoundingClientRect().width / i.naturalWidth)")
+        assert len(scales) == 3 and min(scales) >= LEGIBLE, scales
+        _shot(stacks.first, shots / "site-07-panels-390.png")
+        viewer = page.locator("dialog.course-viewer")
+        panel = stacks.first.locator(".course-crop[data-panel='1']").nth(1)
+        panel.scroll_into_view_if_needed()
+        panel.click()
+        assert viewer.evaluate("d => d.open")
+        shown = viewer.locator("img").evaluate(
+            "i => [i.getBoundingClientRect().width, i.naturalWidth]")
+        assert abs(shown[0] - shown[1]) <= 1, shown  # at its own size: its text as drawn
+        assert viewer.locator(".course-viewer-body").evaluate(
+            "b => b.scrollWidth > b.clientWidth && getComputedStyle(b).overflowX === 'auto'")
+        page.screenshot(path=shots / "site-07-viewer-390.png")
+        page.keyboard.press("Escape")
+        assert not viewer.evaluate("d => d.open")
+        panel.click()
+        assert viewer.evaluate("d => d.open")
+        page.go_back()
+        page.wait_for_function("() => !document.querySelector('dialog.course-viewer').open")
+        assert page.url.endswith("07_self_evolving_curves.html")  # the back closed it only
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_the_course_map_table_scrolls_with_its_words_whole_on_a_phone(site, page, shots):
+    """At 390 px the course map's table is wider than the column: it scrolls sideways in
+    its box (which fades where more is hidden) and no header or cell is broken letter by
+    letter."""
+    page.goto(site + "00_quickstart.html", wait_until="load")
+    page.evaluate("MathJax.startup.promise")
+    table = page.locator("article table").filter(has_text="merge candidates").first
+    box = table.locator("xpath=..")
+    size = page.viewport_size
+    try:
+        _at_width(page, PHONE)
+        got = box.evaluate("b => [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX,"
+                           " b.classList.contains('course-more-right')]")
+        assert got[0] > got[1] and got[2] in ("auto", "scroll") and got[3], got
+        header = table.locator("th").filter(has_text="notebook")
+        lines = header.evaluate(
+            "th => { const t = document.createTreeWalker(th, NodeFilter.SHOW_TEXT).nextNode(); "
+            "const r = document.createRange(); r.selectNodeContents(t); return new Set("
+            "[...r.getClientRects()].map(x => Math.round(x.top))).size; }")
+        assert lines == 1, f"the header 'notebook' takes {lines} lines"
+        _shot(table, shots / "site-00-course-map-table-390.png")
+        box.evaluate("b => b.scrollTo(b.scrollWidth, 0)")
+        page.wait_for_function("b => !b.classList.contains('course-more-right')",
+                               arg=box.element_handle())
+        _shot(table, shots / "site-00-course-map-table-390-scrolled.png")
     finally:
         page.set_viewport_size(size)
 
@@ -295,6 +398,9 @@ FAULTS = {
                "<a href='ok.html#top'>a link</a><div style='overflow-x:auto;width:100px'>"
                "<pre style='width:600px'>a wide box that scrolls</pre></div>",
     "raw_math.html": "<p>the utility $$\\gamma_i = \\beta s$$ by hand</p>",
+    "math_error.html": "<div><mjx-container display='true'><mjx-merror "
+                       "data-mjx-error='\\tag not allowed in split environment'>\\tag not "
+                       "allowed in split environment</mjx-merror></mjx-container></div>",
     "broken_image.html": "<p><img src='missing.png' alt='a picture that is not there'></p>",
     "broken_link.html": "<p><a href='nowhere.html'>gone</a> <a href='ok.html#nope'>bad anchor</a>",
     "console_error.html": "<script>console.error('boom')</script>",
@@ -305,9 +411,33 @@ FAULTS = {
                   "</table>",
     "unreachable.html": "<div style='display:flex;flex-direction:row-reverse;overflow-x:auto;"
                         "width:200px'><pre style='min-width:500px;margin:0'>wide</pre></div>",
+    "wide_figure.html": "<p><img src='wide.png' alt='three plots side by side, drawn wide' "
+                        "style='max-width:100%'></p>",
+    "zoomable.html": "<p><img id='f' src='wide.png' alt='three plots side by side, drawn wide'"
+                     " style='max-width:100%'></p><dialog id='v' style='width:100vw;height:100vh;"
+                     "max-width:none;max-height:none;margin:0;padding:0;overflow:auto'>"
+                     "<img src='wide.png' alt='the same figure at its own size' "
+                     "style='max-width:none'></dialog><script>document.getElementById('f')"
+                     ".onclick = () => document.getElementById('v').showModal();</script>",
+    "hidden_number.html": "<div class='math' style='overflow-x:auto;width:300px'>"
+                          "<mjx-container display='true' style='display:block;position:relative;"
+                          "width:800px;height:2em'>a wide equation<mjx-labels style='position:"
+                          "absolute;right:0;top:0'><mjx-mtd>(13)</mjx-mtd></mjx-labels>"
+                          "<mjx-assistive-mml style='position:absolute;width:1px;height:1px;"
+                          "overflow:hidden;clip:rect(0 0 0 0)'><math><mlabeledtr><mtd><mtext>(13)"
+                          "</mtext></mtd></mlabeledtr></math></mjx-assistive-mml>"
+                          "</mjx-container></div>",
+    "shown_twice.html": "<p><img src='small.png' alt='a small figure of one plot'></p>"
+                        "<p><img src='small.png' alt='a small figure of one plot'></p>",
+    "broken_word.html": "<table><tr><td style='width:60px;max-width:60px;overflow-wrap:anywhere'>"
+                        "incomprehensibilities</td></tr></table>",
+    "not_stacked.html": "<div class='cell_output'><img src='small.png' alt='two plots side by "
+                        "side'><div class='course-pieces' hidden data-size='100x50' "
+                        "data-pieces='[]'></div></div>",
 }
 EXPECTED = {
     "raw_math.html": "untypeset math: …utility $$",
+    "math_error.html": "math MathJax could not typeset: \\tag not allowed in split",
     "broken_image.html": "broken image: missing.png",
     "broken_link.html": "the page has no anchor #nope",
     "console_error.html": "console error: boom",
@@ -315,13 +445,27 @@ EXPECTED = {
     "clipped.html": "cut at 1280 px: pre",
     "phone.html": "cut at 390 px: table",
     "unreachable.html": "where scrolling never reaches",
+    "wide_figure.html": "of its size is neither stacked nor zoomable: wide.png",
+    "hidden_number.html": "cut at 390 px: equation (13): its number is not in view",
+    "shown_twice.html": "the same figure shown twice: small.png",
+    "broken_word.html": 'at 390 px: a table breaks the word "incomprehensibilities"',
+    "not_stacked.html": "at 390 px: a figure of panels (100x50) is not shown panel by panel",
 }
+CLEAN = ("ok.html", "zoomable.html")
+"""Pages the checker must pass: the second has a figure too wide to read that a tap opens
+at its own size (a dialog that scrolls) and Esc closes."""
 
 
 def test_the_checker_flags_each_fault(tmp_path, browser, page):
+    from PIL import Image, ImageDraw
+
     (tmp_path / "dot.svg").write_text(
         "<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'><rect width='4' "
         "height='4'/></svg>")
+    for name, size in (("wide.png", (1200, 300)), ("small.png", (100, 50))):
+        im = Image.new("RGB", size, "white")
+        ImageDraw.Draw(im).rectangle([10, 10, size[0] - 10, size[1] - 10], outline="black")
+        im.save(tmp_path / name)
     for name, body in FAULTS.items():
         (tmp_path / name).write_text(
             f"<!DOCTYPE html><html><head><link rel='icon' href='dot.svg'></head>"
@@ -332,8 +476,10 @@ def test_the_checker_flags_each_fault(tmp_path, browser, page):
         reports = {name: check_page(page, url + name, links) for name in FAULTS}
     finally:
         server.shutdown()
-    assert reports["ok.html"].problems == []
+    for name in CLEAN:
+        assert reports[name].problems == [], (name, reports[name].problems)
     for name, expected in EXPECTED.items():
         assert any(expected in p for p in reports[name].problems), (name, reports[name])
     assert any("nowhere.html (HTTP 404)" in p for p in reports["broken_link.html"].problems)
     assert not any("cut at 1280" in p for p in reports["phone.html"].problems)
+    assert any("cut at 1280 px: equation (13)" in p for p in reports["hidden_number.html"].problems)

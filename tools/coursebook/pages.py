@@ -6,7 +6,9 @@
   time, so the syllabus can never disagree with them;
 - every docs/guide/*.md (the user guide) and docs/course/*.md (grading and other course
   pages) is copied too and listed by a glob toctree: a page added there appears on the site
-  without editing anything else;
+  without editing anything else; a Markdown image of side-by-side panels (a saved figure
+  of figures/) gets the hidden marker a notebook figure gets (stage.py, panels.py), so a
+  phone shows it panel by panel too;
 - `toctree` is the Markdown appended to the home page (notebook 00): the notebooks in
   order, then the teaching pages, the course pages and the user guide.
 
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Header", "header", "minutes", "study_table", "outcomes_list", "copy_pages",
-           "toctree", "substitutions", "TEACHING", "SECTIONS"]
+           "mark_panels", "toctree", "substitutions", "TEACHING", "SECTIONS"]
 
 TEACHING = ("syllabus", "instructor-guide", "slides")
 """The teaching pages under docs/, in the order the sidebar lists them."""
@@ -156,6 +158,33 @@ def substitutions(headers: list[Header], edition: str, slides: list[str]) -> dic
     }
 
 
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+\.png)\)")
+
+
+def mark_panels(markdown: str, folder: Path) -> str:
+    """`markdown` (a page of `folder`) with the pieces marker after each image of
+    side-by-side panels (panels.py), as an inline ``<span>`` the site's script reads.
+
+    >>> mark_panels("![x](missing.png) text", Path("."))
+    '![x](missing.png) text'
+    """
+    from coursebook.panels import figure_pieces, pieces_json, png_size
+
+    def mark(m: re.Match[str]) -> str:
+        path = (folder / m.group(1)).resolve()
+        if not path.is_file():
+            return m.group(0)
+        png = path.read_bytes()
+        pieces = figure_pieces(png)
+        if not pieces:
+            return m.group(0)
+        w, h = png_size(png)
+        return (m.group(0) + f'<span class="course-pieces" hidden data-size="{w}x{h}" '
+                f"data-pieces='{pieces_json(pieces)}'></span>")
+
+    return IMAGE.sub(mark, markdown)
+
+
 def copy_pages(docs: Path, src: Path) -> dict[str, list[str]]:
     """Copy the teaching pages and the pages of each folder of `SECTIONS` from `docs` into
     `src`; returns {folder: its page names} for the folders that have pages."""
@@ -168,6 +197,11 @@ def copy_pages(docs: Path, src: Path) -> dict[str, list[str]]:
         pages = sorted((docs / folder).glob("*.md")) if (docs / folder).is_dir() else []
         if pages:
             shutil.copytree(docs / folder, src / folder, dirs_exist_ok=True)
+            for page in pages:
+                text = page.read_text(encoding="utf-8")
+                marked = mark_panels(text, page.parent)
+                if marked != text:
+                    (src / folder / page.name).write_text(marked, encoding="utf-8")
             found[folder] = [p.stem for p in pages]
     return found
 

@@ -6,7 +6,8 @@ A notebook carries no slide metadata, so `slide_notebook` gives it some: a Markd
 that opens with a heading starts a new slide, a figure or table starts a sub-slide below
 it, other Markdown continues the slide. The code is left out (the slides show the prose,
 the equations, the figures and the tables; the code is in the notebook), and so are text
-outputs (prints, logs). A long slide scrolls. Links to a notebook (``NN_name.ipynb#...``)
+outputs (prints, logs), and the marker of a figure's panels the site's pages use. A long
+slide scrolls; a tap on a figure opens it at its own size (the site's course.js). Links to a notebook (``NN_name.ipynb#...``)
 and to a heading of this one (``#...``) point at the site's pages, one folder up.
 
 Not here: the slides index page (docs/slides.md), reveal.js itself (npm.py).
@@ -28,6 +29,9 @@ HEADING = re.compile(r"^\s*#{1,6}\s")
 RICH = ("image/png", "text/html")
 NOTEBOOK_LINK = re.compile(r"\]\((?![a-z]+:)([^)#\s]*?)\.ipynb")
 OWN_ANCHOR = re.compile(r"\]\(#")
+PIECES = "course-pieces"
+"""The marker of a figure's panels (stage.py): a page shows the panels one under another on
+a phone; a slide keeps its figure whole (a tap opens it at its own size)."""
 
 
 def _text(source: str | list[str]) -> str:
@@ -68,7 +72,8 @@ def slide_notebook(nb: dict[str, Any], name: str = "") -> dict[str, Any]:
             kind = "slide" if HEADING.match(cell["source"]) else "-"
         elif cell["cell_type"] == "code":
             cell["outputs"] = [o for o in cell.get("outputs", [])
-                               if any(k in o.get("data", {}) for k in RICH)]
+                               if any(k in o.get("data", {}) for k in RICH)
+                               and PIECES not in o.get("data", {}).get("text/html", "")]
             if not cell["outputs"]:
                 continue
             kind = "subslide"

@@ -1,17 +1,21 @@
 """The notebooks adapted for a static page, for one edition of the site.
 
 `stage_notebook` returns the page's copy of one notebook:
-- an ipywidgets panel's output becomes its static default figure (the figure its own cell
-  shows beside it, as the memory widget's static copy, else the one drawn by the cell
-  before it) with a note to open the notebook in JupyterLab, and the notebook's saved
-  widget state is dropped (a widget in a static page would load its JavaScript from a CDN);
+- an ipywidgets panel's output becomes a note to open the notebook in JupyterLab and its
+  static default figure (the figure its own cell shows beside it, as the memory widget's
+  static copy, else the figure drawn by a cell before it); when that figure is the
+  output of the cell right above, the page already shows it and the note points to it
+  instead of showing it twice; the notebook's saved widget state is dropped (a widget in a
+  static page would load its JavaScript from a CDN);
 - a cell tagged ``remove-cell`` is left out of the page;
 - on the student edition, every solution cell is left out (tag ``solution`` or metadata
   ``exercise.role == "solution"``), and a solution region that a student copy still holds
   (nbgrader's ``### BEGIN SOLUTION`` or ``### BEGIN HIDDEN TESTS``) stops the build; on the
   instructor edition a collapsed solution cell stays collapsed (myst-nb's ``hide-input``);
 - nbval's ``# NBVAL_...`` markers are left out of the code shown;
-- every figure gets alt text that says what it shows (alt.py);
+- every figure gets alt text that says what it shows (alt.py), and a figure of panels side
+  by side is followed by a hidden marker (`PIECES_CLASS`) with where its panels are
+  (panels.py), from which the site shows it panel by panel on a narrow screen (course.js);
 - links to JupyterLab-style heading anchors are rewritten to the site's anchors;
 - the home page (notebook 00) gets the site's table of contents appended (pages.py).
 
@@ -21,6 +25,8 @@ Markdown pages (pages.py).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import json
 import re
@@ -29,14 +35,21 @@ from typing import Any
 
 from coursebook.alt import figure_alt
 from coursebook.npm import BookError
+from coursebook.panels import figure_pieces, pieces_json, png_size
 
-__all__ = ["WIDGET_VIEW", "HOME", "PANEL_NOTE", "EDITIONS", "default_figure", "github_anchors",
-           "is_solution", "stage_notebook", "course_notebooks", "stage"]
+__all__ = ["WIDGET_VIEW", "HOME", "PANEL_NOTE", "PANEL_NOTE_ABOVE", "PIECES_CLASS", "EDITIONS",
+           "default_figure", "github_anchors", "is_solution", "pieces_output", "stage_notebook",
+           "course_notebooks", "stage"]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 HOME = "00_quickstart"
 PANEL_NOTE = ("Interactive panel: open this notebook in JupyterLab (`make lab`) and run it to "
               "turn the knobs. On this page, the figure for its default setting:")
+PANEL_NOTE_ABOVE = ("Interactive panel: open this notebook in JupyterLab (`make lab`) and run "
+                    "it to turn the knobs. On this page, the figure above is its default "
+                    "setting.")
+PIECES_CLASS = "course-pieces"
+"""The class of the hidden marker that follows a figure of side-by-side panels."""
 EDITIONS = ("student", "instructor")
 SOLUTION_REGION = re.compile(r"^\s*#+\s*BEGIN (SOLUTION|HIDDEN TESTS)\b", re.MULTILINE)
 
@@ -110,25 +123,74 @@ def is_solution(cell: dict[str, Any]) -> bool:
 HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$", re.MULTILINE)
 
 
+def _png(out: dict[str, Any]) -> str:
+    png = out["data"]["image/png"]
+    return png if isinstance(png, str) else "".join(png)
+
+
+def pieces_output(png_b64: str) -> dict[str, Any] | None:
+    """The hidden marker that follows a figure of side-by-side panels: an HTML output
+    whose ``data-pieces`` say where each panel, and each segment of a title or legend that
+    spans them, sits in the PNG (panels.py); None for any other figure.
+
+    >>> pieces_output("") is None
+    True
+    """
+    try:
+        png = base64.b64decode(png_b64)
+    except (binascii.Error, ValueError):
+        return None
+    pieces = figure_pieces(png)
+    if not pieces:
+        return None
+    width, height = png_size(png)
+    marker = (f'<div class="{PIECES_CLASS}" hidden data-size="{width}x{height}" '
+              f"data-pieces='{pieces_json(pieces)}'></div>")
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": marker, "text/plain": ""}}
+
+
+def _with_pieces(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`outputs` with the pieces marker after each figure of side-by-side panels."""
+    out = []
+    for o in outputs:
+        out.append(o)
+        if "image/png" in o.get("data", {}):
+            marker = pieces_output(_png(o))
+            if marker is not None:
+                out.append(marker)
+    return out
+
+
+def _drawn_above(cells: list[dict[str, Any]], i: int, figure: dict[str, Any]) -> bool:
+    """Whether `figure` is an output of the nearest code cell above cell `i` (the page
+    shows it just before the panel)."""
+    above = next((c for c in reversed(cells[:i]) if c["cell_type"] == "code"), None)
+    return above is not None and any(o is figure for o in above.get("outputs", []))
+
+
 def _panel_outputs(cells: list[dict[str, Any]], i: int) -> list[dict[str, Any]]:
+    own = default_figure(cells, i + 1) if any(
+        "image/png" in o.get("data", {}) for o in cells[i].get("outputs", [])) else None
+    figure = own if own is not None else default_figure(cells, i)
+    if own is None and figure is not None and _drawn_above(cells, i, figure):
+        return [{"output_type": "display_data", "metadata": {},
+                 "data": {"text/markdown": PANEL_NOTE_ABOVE}}]
     outputs: list[dict[str, Any]] = [{"output_type": "display_data", "metadata": {},
                                       "data": {"text/markdown": PANEL_NOTE}}]
-    figure = default_figure(cells, i + 1)  # the panel's own static copy (a widget's), or above
     if figure is not None:
         outputs.append({"output_type": "display_data", "metadata": {},
-                        "data": {"image/png": figure["data"]["image/png"],
+                        "data": {"image/png": _png(figure),
                                  "text/plain": "the panel's default figure"}})
-    return outputs
+    return _with_pieces(outputs)
 
 
 def _set_alt(cell: dict[str, Any], source: str, figures: Path | None, section: str) -> None:
     """myst-nb's image option ``alt`` for the cell's figures (one text per cell)."""
-    pngs = [o["data"]["image/png"] for o in cell.get("outputs", [])
-            if "image/png" in o.get("data", {})]
+    pngs = [_png(o) for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
     if not pngs:
         return
-    png = pngs[-1] if isinstance(pngs[-1], str) else "".join(pngs[-1])
-    alt = figure_alt(png, source, figures, section)
+    alt = figure_alt(pngs[-1], source, figures, section)
     cell["metadata"].setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
 
 
@@ -149,10 +211,14 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
     ...                      edition="student")
     >>> "widgets" in out["metadata"], len(out["cells"]), out["cells"][1]["source"]
     (False, 2, 'panel()')
-    >>> [sorted(o.get("data", {})) for o in out["cells"][1]["outputs"]]
-    [['text/markdown'], ['image/png', 'text/plain']]
+    >>> out["cells"][1]["outputs"][0]["data"]["text/markdown"] == PANEL_NOTE_ABOVE
+    True
     >>> out["cells"][0]["metadata"]["mystnb"]["image"]["alt"]
     'Figure: SR'
+    >>> log = {"cell_type": "code", "metadata": {}, "source": "print(1)", "outputs": []}
+    >>> out = stage_notebook({"metadata": {}, "cells": [fig, log, panel]})
+    >>> [sorted(o.get("data", {})) for o in out["cells"][2]["outputs"]]
+    [['text/markdown'], ['image/png', 'text/plain']]
     """
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
@@ -188,6 +254,7 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
             _stage_panel(cell, original, i, figures, section)
         else:
             _set_alt(cell, source, figures, section)
+            cell["outputs"] = _with_pieces(cell.get("outputs", []))
         cells.append(cell)
     nb["cells"] = cells
     if toc:
@@ -198,14 +265,15 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
 def _stage_panel(cell: dict[str, Any], cells: list[dict[str, Any]], i: int,
                  figures: Path | None, section: str) -> None:
     """Cell `i` (a panel) shows its static default figure, described as the figure of the
-    cell that drew it."""
+    cell that drew it (or, when that cell is right above, points to it)."""
     cell["outputs"] = _panel_outputs(cells, i)
-    for j in range(i, -1, -1):  # the code cell default_figure took the figure from
-        drawn = [o["data"]["image/png"] for o in cells[j].get("outputs", [])
+    if not any("image/png" in o.get("data", {}) for o in cell["outputs"]):
+        return
+    for j in range(i, -1, -1):  # the code cell the figure came from (the panel's own first)
+        drawn = [_png(o) for o in cells[j].get("outputs", [])
                  if cells[j]["cell_type"] == "code" and "image/png" in o.get("data", {})]
         if drawn:
-            png = drawn[-1] if isinstance(drawn[-1], str) else "".join(drawn[-1])
-            alt = figure_alt(png, _text(cells[j]["source"]), figures, section)
+            alt = figure_alt(drawn[-1], _text(cells[j]["source"]), figures, section)
             cell["metadata"].setdefault("mystnb", {}).setdefault("image", {})["alt"] = (
                 f"The panel's default figure. {alt}")
             return
