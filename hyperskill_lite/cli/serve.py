@@ -19,6 +19,7 @@ import ipaddress
 import os
 import signal
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -233,7 +234,7 @@ def _serve_http(app: Any, httpd: Any, svc: Any, args: argparse.Namespace, tokens
                                                   args.max_sessions), float(args.session_idle))
     asgi = httpd.http_app(server, host, allowed_hosts=args.allow_host or (),
                           allowed_origins=args.allow_origin or (), tokens=tokens,
-                          limits=limits)
+                          limits=limits, samples=svc.models.may_sample)
     if not is_loopback(host) and not args.allow_host:
         print(f"hyperskill serve: note: only requests whose Host header is a loopback name "
               f"get in; add --allow-host NAME:{port} for the name your clients use",
@@ -242,4 +243,5 @@ def _serve_http(app: Any, httpd: Any, svc: Any, args: argparse.Namespace, tokens
                             timeout_keep_alive=httpd.KEEP_ALIVE)
     print(f"hyperskill serve: listening on http://{shown}:{port}/mcp"
           f"{' (bearer token required)' if tokens else ''}", file=sys.stderr, flush=True)
-    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]),  # uvloop: less CPU a call
+              backend_options={"use_uvloop": find_spec("uvloop") is not None})

@@ -136,18 +136,19 @@ class Tokens:
 
 def http_app(server: MCPServer, host: str, *, allowed_hosts: Sequence[str] = (),
              allowed_origins: Sequence[str] = (), tokens: Tokens | None = None,
-             limits: SessionLimits | None = None) -> SessionGovernor:
+             limits: SessionLimits | None = None, samples: bool = True) -> SessionGovernor:
     """The streamable HTTP app of `server` for a bind to `host` (module docstring):
     ``Host`` must be a loopback name (any port) or one of `allowed_hosts` (``name:port``
     or ``name:*``), ``Origin`` absent or a loopback origin or one of `allowed_origins`;
-    sessions bounded by `limits`."""
+    sessions bounded by `limits`; event streams only for sessions that may be asked to
+    sample (`samples`: the server may use the client's model; sessions.py)."""
     limits = limits or SessionLimits()
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *allowed_hosts]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *allowed_origins]
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                          allowed_hosts=hosts, allowed_origins=origins)
-    app = server.streamable_http_app(
+    apps = [server.streamable_http_app(
         transport_security=security, host=host, session_idle_timeout=limits.idle_seconds,
-        max_sessions=limits.max_sessions + 16)
+        max_sessions=limits.max_sessions + 16, json_response=json) for json in (True, False)]
     caller_of = tokens.caller_of if tokens is not None else (lambda scope: "")
-    return SessionGovernor(app, limits, caller_of)
+    return SessionGovernor(*apps, limits, caller_of, samples=samples)

@@ -19,6 +19,18 @@ client out for up to 30 minutes. `SessionGovernor` sits in front of the SDK's ap
   the new one refused (503, one line saying why);
 - a session with no request for `idle_seconds` is ended at the next admission.
 
+It also chooses how each session's responses travel. The SDK answers a POST either as
+a server-sent-event stream (needed only when the server sends requests to the client
+while a call runs: MCP sampling on the handshake protocols) or as one JSON body. Every
+client built on the SDK's transport (the SDK's own, fastmcp, openai-agents, pydantic-ai)
+closes an event stream as soon as the result event arrived, before the stream's end, so
+its HTTP connection cannot be reused and every call paid a new TCP connection and a
+cancelled stream on both sides: 2-3x the CPU of stdio. So a session whose client did not
+declare sampling, or whose server never samples (a configured model, or ``--no-llm``),
+is served by a JSON-response app, and every 2026-07-28 request (which samples through
+its result, not by a request) too; only a sampling session gets event streams. Both
+apps are the SDK's own (`MCPServer.streamable_http_app`), one with ``json_response``.
+
 A session is ended through the SDK's own path, a DELETE carrying its id and the headers
 its client used (so the SDK's checks of Host, Origin and credential pass as they did
 for that client), which closes its streams and forgets it; its client gets 404 on its
@@ -78,6 +90,7 @@ class _Session:
     caller: str
     headers: list[tuple[bytes, bytes]]
     scope: Scope
+    app: Any
     last: float = field(default_factory=time.monotonic)
     inflight: int = 0
 
@@ -111,55 +124,72 @@ def _replay(messages: list[dict[str, Any]], receive: Receive) -> Receive:
     return again
 
 
-def _is_initialize(body: bytes) -> bool:
+def _initialize(body: bytes) -> dict[str, Any] | None:
+    """The params of an initialize request body, None for anything else."""
     try:
         doc = json.loads(body)
     except ValueError:
-        return False
-    return isinstance(doc, dict) and doc.get("method") == "initialize"
+        return None
+    if not isinstance(doc, dict) or doc.get("method") != "initialize":
+        return None
+    params = doc.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _declares_sampling(params: dict[str, Any]) -> bool:
+    caps = params.get("capabilities")
+    return isinstance(caps, dict) and caps.get("sampling") is not None
 
 
 class SessionGovernor:
-    """ASGI middleware bounding the sessions of the SDK's streamable HTTP `app` (module
-    docstring). `caller_of(scope)` names the caller of a request (None for one whose
-    credential is not valid: the app refuses it, nothing is admitted)."""
+    """ASGI middleware bounding the sessions of the SDK's streamable HTTP apps (module
+    docstring): `json_app` answers with JSON bodies, `sse_app` with event streams (for
+    sessions that may be asked to sample when `samples`). `caller_of(scope)` names the
+    caller of a request (None for one whose credential is not valid: the app refuses
+    it, nothing is admitted)."""
 
-    def __init__(self, app: Any, limits: SessionLimits,
-                 caller_of: Callable[[Scope], str | None]) -> None:
-        self.app, self.limits, self.caller_of = app, limits, caller_of
+    def __init__(self, json_app: Any, sse_app: Any, limits: SessionLimits,
+                 caller_of: Callable[[Scope], str | None], samples: bool = True) -> None:
+        self.json_app, self.sse_app = json_app, sse_app
+        self.limits, self.caller_of, self.samples = limits, caller_of, samples
         self.sessions: dict[str, _Session] = {}
         self.evicted = 0
         self.refused = 0
 
     # ------------------------------------------------------------------ ASGI
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespans([self.json_app, self.sse_app], receive, send)
+            return
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await self.json_app(scope, receive, send)
             return
         sid = _header(scope, SESSION_HEADER)
         if sid is not None:
             await self._known(sid.decode("latin-1"), scope, receive, send)
             return
         if scope["method"] != "POST":
-            await self.app(scope, receive, send)
+            await self.json_app(scope, receive, send)
             return
         messages, body, whole = await _read_body(receive, _PEEK)
         receive = _replay(messages, receive)
         caller = self.caller_of(scope)
-        if not (whole and caller is not None and _is_initialize(body)):
-            await self.app(scope, receive, send)
+        params = _initialize(body) if whole else None
+        if caller is None or params is None:
+            await self.json_app(scope, receive, send)
             return
         if not await self._admit(caller):
             self.refused += 1
             await _refuse(send, "Too many sessions: every session of this client is busy; "
                           "retry when one of them has answered")
             return
-        await self._open(caller, scope, receive, send)
+        app = self.sse_app if self.samples and _declares_sampling(params) else self.json_app
+        await self._open(caller, app, scope, receive, send)
 
     async def _known(self, sid: str, scope: Scope, receive: Receive, send: Send) -> None:
         s = self.sessions.get(sid)
         if s is None:
-            await self.app(scope, receive, send)
+            await self.json_app(scope, receive, send)
             return
         s.last = time.monotonic()
         version = _header(scope, _VERSION_HEADER)
@@ -177,7 +207,7 @@ class SessionGovernor:
         if counted:
             s.inflight += 1
         try:
-            await self.app(scope, receive, watch)
+            await s.app(scope, receive, watch)
         finally:
             if counted:
                 s.inflight -= 1
@@ -186,7 +216,8 @@ class SessionGovernor:
             if code == 404 or (scope["method"] == "DELETE" and 200 <= code < 300):
                 self.sessions.pop(sid, None)
 
-    async def _open(self, caller: str, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _open(self, caller: str, app: Any, scope: Scope, receive: Receive, send: Send
+                    ) -> None:
         async def capture(msg: dict[str, Any]) -> None:
             if msg["type"] == "http.response.start" and msg["status"] < 400:
                 sid = next((v for k, v in msg.get("headers", []) if k.lower() == SESSION_HEADER),
@@ -194,10 +225,10 @@ class SessionGovernor:
                 if sid is not None:
                     kept = [(k, v) for k, v in scope.get("headers", []) if k in _KEEP]
                     base = {k: scope[k] for k in _SCOPE_KEYS if k in scope}
-                    self.sessions[sid.decode("latin-1")] = _Session(caller, kept, base)
+                    self.sessions[sid.decode("latin-1")] = _Session(caller, kept, base, app)
             await send(msg)
 
-        await self.app(scope, receive, capture)
+        await app(scope, receive, capture)
 
     # ------------------------------------------------------------------ admission
     def count(self, caller: str) -> int:
@@ -251,7 +282,7 @@ class SessionGovernor:
             return None
 
         try:
-            await self.app(scope, receive, discard)
+            await s.app(scope, receive, discard)
         except Exception:  # the session is forgotten here either way
             log.exception("ending idle session %s failed", sid[:16])
 
@@ -264,3 +295,40 @@ async def _refuse(send: Send, message: str) -> None:
                             (b"content-length", str(len(body)).encode()),
                             (b"retry-after", b"1")]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespans(apps: list[Any], receive: Receive, send: Send) -> None:
+    """Run the ASGI lifespan of several `apps` as one: startup of each in turn, then
+    shutdown of each in reverse, reporting to the server once."""
+    import anyio
+
+    async def run(app: Any, inbox: Any, outbox: Any) -> None:
+        async def app_receive() -> dict[str, Any]:
+            return await inbox.receive()
+
+        async def app_send(msg: dict[str, Any]) -> None:
+            await outbox.send(msg)
+
+        await app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                  app_receive, app_send)
+
+    async with anyio.create_task_group() as tg:
+        lanes = []
+        for app in apps:
+            to_app, app_in = anyio.create_memory_object_stream[dict[str, Any]](4)
+            app_out, from_app = anyio.create_memory_object_stream[dict[str, Any]](4)
+            tg.start_soon(run, app, app_in, app_out)
+            lanes.append((to_app, from_app))
+        for phase in ("startup", "shutdown"):
+            msg = await receive()
+            if msg["type"] != f"lifespan.{phase}":
+                break
+            order = lanes if phase == "startup" else lanes[::-1]
+            for to_app, from_app in order:
+                await to_app.send(msg)
+                got = await from_app.receive()
+                if got["type"].endswith(".failed"):
+                    await send(got)
+                    tg.cancel_scope.cancel()
+                    return
+            await send({"type": f"lifespan.{phase}.complete"})
