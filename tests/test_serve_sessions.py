@@ -1,0 +1,136 @@
+"""HTTP as a host meets it under load and abuse: a client that opens 10,000 sessions
+leaves a new client served and the server's memory bounded; the listening socket hands
+out connections with TCP_NODELAY.
+
+The flood is sent as raw HTTP over one kept-alive connection, 50 requests pipelined at a
+time (what a script would do: the cheapest way to open sessions), each an
+``initialize`` POST; the server is a subprocess, its RSS read from /proc.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from hyperskill_lite.serve.httpd import bind_socket  # noqa: E402
+
+FLOOD = 10_000
+RSS_BOUND_MB = 40
+"""What 10,000 sessions may add to the server's RSS: the default cap of 256 sessions at
+about 40 KB each is 10 MB; the rest is the allocator's slack."""
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "flood", "version": "0"}}}).encode()
+BATCH = 50
+
+
+def _request(port: int, session: str | None = None) -> bytes:
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
+            f"\r\nAccept: application/json, text/event-stream\r\nContent-Length: {len(INIT)}"
+            + (f"\r\nmcp-session-id: {session}" if session else "") + "\r\n\r\n")
+    return head.encode() + INIT
+
+
+class _Responses:
+    """HTTP/1.1 responses read off one socket: (status, session id) each."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.buf = sock, b""
+
+    def take(self, n: int) -> list[tuple[int, str | None]]:
+        out = []
+        while len(out) < n:
+            end = self.buf.find(b"\r\n\r\n")
+            head = self.buf[:end].decode("latin-1") if end >= 0 else ""
+            size = re.search(r"(?im)^content-length: (\d+)", head)
+            if end < 0 or not size or len(self.buf) < end + 4 + int(size.group(1)):
+                chunk = self.sock.recv(1 << 16)
+                assert chunk, "the server closed the connection"
+                self.buf += chunk
+                continue
+            sid = re.search(r"(?im)^mcp-session-id: (\S+)", head)
+            out.append((int(head.split(" ", 2)[1]), sid.group(1) if sid else None))
+            self.buf = self.buf[end + 4 + int(size.group(1)):]
+        return out
+
+
+def _rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
+def test_ten_thousand_sessions_from_one_client_leave_a_new_client_served(tmp_path):
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "HYPERSKILL_CACHE": "off"}
+    proc = subprocess.Popen([sys.executable, "-m", "hyperskill_lite", "serve", "--memory",
+                             str(tmp_path / "m"), "--encoder", "hashing", "--no-llm", "--http",
+                             "127.0.0.1:0"], stderr=subprocess.PIPE, text=True, env=env)
+    url = None
+    for line in proc.stderr:
+        m = re.search(r"listening on (http://\S+/mcp)", line)
+        if m:
+            url = m.group(1)
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
+            break
+    assert url, f"the server did not start (exit {proc.wait()})"
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+
+    async def served(task: str) -> None:
+        async with Client(url, mode="legacy") as c:
+            got = await c.call_tool("learn", {"task": task, "trajectory": "looked it up",
+                                              "outcome": "success", "steps": 2})
+            assert not got.is_error, got.content
+            hit = await c.call_tool("recall", {"task": task})
+            assert not hit.is_error and hit.structured_content["used_ids"]
+
+    try:
+        anyio.run(served, "Find the population of Lyon")
+        before = _rss_mb(proc.pid)
+        conn = socket.create_connection(("127.0.0.1", port), timeout=60)
+        replies = _Responses(conn)
+        t0 = time.perf_counter()
+        opened = []
+        for _ in range(FLOOD // BATCH):
+            conn.sendall(_request(port) * BATCH)
+            got = replies.take(BATCH)
+            assert {status for status, _sid in got} == {200}, got[:3]
+            opened += [sid for _status, sid in got]
+        flood_s = time.perf_counter() - t0
+        after = _rss_mb(proc.pid)
+        assert len(set(opened)) == FLOOD
+        anyio.run(served, "Find the population of Nice")  # a new client, served at once
+        conn.sendall(_request(port, opened[0]))
+        assert replies.take(1)[0][0] == 404  # the flood's oldest idle session was ended
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    print(f"{FLOOD} sessions in {flood_s:.1f} s; RSS {before:.0f} -> {after:.0f} MB")
+    assert after - before < RSS_BOUND_MB, (before, after)
+
+
+def test_the_listening_socket_gives_connections_tcp_nodelay():
+    """Without it every response piece after the first waited for a delayed ACK."""
+    sock = bind_socket("127.0.0.1", 0)
+    client = socket.create_connection(sock.getsockname()[:2])
+    conn, _ = sock.accept()
+    try:
+        assert sock.proto == socket.IPPROTO_TCP and conn.proto == socket.IPPROTO_TCP
+        assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        for s in (conn, client, sock):
+            s.close()
