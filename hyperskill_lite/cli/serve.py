@@ -194,7 +194,8 @@ def command(args: argparse.Namespace) -> int:
     where = "stdio" if args.http is None else "HTTP"
     print(f"hyperskill serve: {mem.path} ({sizes['hyperedges']} trajectories, "
           f"{sizes['skill_nodes']} skills); memory model: {models.describe()}; "
-          f"maintenance every {every or 'maintain call'}; relevance floor {svc.floor:g}; "
+          f"maintenance every {every or 'maintain call'}; encoder "
+          f"{getattr(mem.memory.encoder, 'name', '?')}; relevance floor {svc.floor:g}; "
           f"over {where}", file=sys.stderr, flush=True)
     signal.signal(signal.SIGTERM, _stop)
     try:
