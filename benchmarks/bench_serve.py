@@ -5,9 +5,10 @@ measurement.
 1. Recall. A memory of N hyperedges (synthetic.py's workload: 384-d embeddings, 3
    subtasks per hyperedge, the skill vocabulary growing like N^0.7; recorded with the
    hashing encoder, which embeds the queries) is served by ``python -m hyperskill_lite
-   serve`` as a subprocess, over stdio and then over streamable HTTP on loopback (the
-   same memory, the same queries, one after the other in one run); the official SDK's
-   client sends `recall` and times each call from request to parsed result (JSON-RPC
+   serve`` as two subprocesses at once, one over stdio and one over streamable HTTP on
+   loopback (the same memory, the same queries), and the official SDK's client sends
+   each query to one and then the other, alternating, so both transports meet the same
+   load on a shared machine; it times each call from request to parsed result (JSON-RPC
    framing, both sides' validation, the journal check, retrieval, the result's
    serialisation, and over HTTP the HTTP exchange). Recall is asked with ``min_score=-1``
    (no relevance floor: the synthetic queries are hashed text, far from the synthetic
@@ -156,27 +157,35 @@ def _stats(times: list[float]) -> dict[str, Any]:
 
 
 def recall_latency(memory: Path, queries: list[str], model_args: list[str], warm: int = 20,
-                   transport: str = "stdio") -> dict[str, Any]:
-    """Seconds per recall over `transport` (see the module docstring)."""
+                   transports: tuple[str, ...] = TRANSPORTS) -> dict[str, dict[str, Any]]:
+    """Seconds per recall over each of `transports`, the servers up at once and the
+    queries alternating between them (see the module docstring): transport -> stats."""
+    import contextlib
+
     import anyio
     from mcp import Client
 
-    times: list[float] = []
+    times: dict[str, list[float]] = {t: [] for t in transports}
 
-    async def main(server: Any) -> None:
-        async with Client(server) as c:
+    async def main(servers: dict[str, Any]) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = {t: await stack.enter_async_context(Client(s))
+                       for t, s in servers.items()}
             for q in queries[:warm]:
-                await c.call_tool("recall", {"task": q, "min_score": -1})
+                for c in clients.values():
+                    await c.call_tool("recall", {"task": q, "min_score": -1})
             for q in queries[warm:]:
-                t0 = time.perf_counter()
-                r = await c.call_tool("recall", {"task": q, "min_score": -1})
-                times.append(time.perf_counter() - t0)
-                if r.is_error:
-                    raise RuntimeError(f"recall failed: {r.content[0].text}")
+                for t, c in clients.items():
+                    t0 = time.perf_counter()
+                    r = await c.call_tool("recall", {"task": q, "min_score": -1})
+                    times[t].append(time.perf_counter() - t0)
+                    if r.is_error:
+                        raise RuntimeError(f"recall failed: {r.content[0].text}")
 
-    with _Served(transport, memory, model_args) as server:
-        anyio.run(main, server)
-    return _stats(times)
+    with contextlib.ExitStack() as stack:
+        servers = {t: stack.enter_context(_Served(t, memory, model_args)) for t in transports}
+        anyio.run(main, servers)
+    return {t: _stats(v) for t, v in times.items()}
 
 
 def _learn_args(who: str, i: int) -> dict[str, Any]:
@@ -327,9 +336,9 @@ def measure_all(sizes: list[int], queries: int = 200, learns: int = 25,
                                     ("decomposition by the scripted model",
                                      ["--base-url", model.base_url, "--model",
                                       "scripted-model"])):
-                    for transport in TRANSPORTS:
-                        row = {"hyperedges": n, "setup": label, "transport": transport,
-                               **recall_latency(folder, qs, args, transport=transport)}
+                    got = recall_latency(folder, qs, args)
+                    for transport, stats in got.items():
+                        row = {"hyperedges": n, "setup": label, "transport": transport, **stats}
                         out["recall"].append(row)
                         _log(f"recall at {n}, {label}, {transport}: p50 "
                              f"{row['p50_s'] * 1e3:.2f} ms, p95 {row['p95_s'] * 1e3:.2f} ms")
@@ -467,7 +476,8 @@ def markdown(serve: dict[str, Any] | None, fmt_time: Any = None) -> list[str]:
     when = f" Run {serve['when']}." if serve.get("when") else ""
     lines = ["", "## MCP server (benchmarks/bench_serve.py)", "",
              "`recall` with the official SDK's client over stdio and over streamable HTTP on "
-             "loopback, side by side in one run (the same memory and queries), request to "
+             "loopback, side by side in one run (two servers on the same memory, the queries "
+             "alternating between them), request to "
              f"parsed result, {serve['queries']} calls after a warm-up, no relevance floor "
              "(`min_score=-1`); the memory is synthetic (384-d embeddings, hashing encoder "
              "for the queries)." + when + _load_note(serve), "",
