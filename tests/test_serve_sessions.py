@@ -134,3 +134,63 @@ def test_the_listening_socket_gives_connections_tcp_nodelay():
     finally:
         for s in (conn, client, sock):
             s.close()
+
+
+def test_a_sampling_client_gets_event_streams_and_is_asked_during_the_call(tmp_path):
+    """Over HTTP on the handshake protocol, a client that declares sampling is served
+    event streams (the server asks its model while the call runs), one that does not is
+    served JSON bodies; both learn."""
+    import mcp.types as types
+    import uvicorn
+
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.serve.app import build_server
+    from hyperskill_lite.serve.httpd import http_app
+    from hyperskill_lite.serve.models import ModelConfig
+    from hyperskill_lite.serve.service import MemoryService
+    from hyperskill_lite.serve.shared import SharedMemory
+
+    asked: list[str] = []
+
+    async def sampling(context, params):
+        prompt = params.messages[-1].content.text
+        asked.append(prompt.split()[0])
+        reply = ('[{"name": "lookup", "description": "search the census"}]'
+                 if prompt.startswith("Decompose") else
+                 '{"skills": [{"name": "Census First", "content": "Read the census."}], '
+                 '"knowledge_fragment": "Read the census."}')
+        return types.CreateMessageResult(role="assistant", model="client-model",
+                                         content=types.TextContent(type="text", text=reply))
+
+    service = MemoryService(SharedMemory(tmp_path / "m", HashingEncoder()),
+                            ModelConfig("auto"))
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    app = http_app(build_server(service), "127.0.0.1", samples=service.models.may_sample)
+    uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=lambda: anyio.run(lambda: uv.serve(sockets=[sock])))
+    thread.start()
+    url = f"http://127.0.0.1:{port}/mcp"
+    kinds: list[str] = []
+
+    async def learn(callback, task: str) -> dict:
+        async with Client(url, mode="legacy", sampling_callback=callback) as c:
+            got = await c.call_tool("learn", {"task": task, "trajectory": "read the census",
+                                              "outcome": "success", "steps": 2})
+            assert not got.is_error, got.content
+            kinds.extend("sse" if s.app is app.sse_app else "json"
+                         for s in app.sessions.values())
+            return got.structured_content
+
+    try:
+        with_model = anyio.run(learn, sampling, "Find the population of Lyon")
+        without = anyio.run(learn, None, "Find the population of Nice")
+    finally:
+        uv.should_exit = True
+        thread.join(60)
+        service.close()
+    assert with_model["model"] == "sampling" and with_model["skills"][0]["name"] == "Census First"
+    assert sorted(asked) == ["Decompose", "Extract"]
+    assert without["model"] == "none" and without["skills"] == []
+    assert kinds == ["sse", "json"]  # one session at a time: each client ends its own
+    assert app.sessions == {}
