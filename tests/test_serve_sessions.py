@@ -194,3 +194,54 @@ def test_a_sampling_client_gets_event_streams_and_is_asked_during_the_call(tmp_p
     assert without["model"] == "none" and without["skills"] == []
     assert kinds == ["sse", "json"]  # one session at a time: each client ends its own
     assert app.sessions == {}
+
+
+def test_a_token_that_floods_sessions_ends_only_its_own(tmp_path):
+    """Per-token and per-server caps: token A opening sessions without end evicts its own
+    oldest idle ones, never token B's; a session busy with a call is never evicted."""
+    import httpx
+    import uvicorn
+
+    from hyperskill_lite.core.embed import HashingEncoder
+    from hyperskill_lite.serve.app import build_server
+    from hyperskill_lite.serve.httpd import Tokens, http_app
+    from hyperskill_lite.serve.models import ModelConfig
+    from hyperskill_lite.serve.service import MemoryService
+    from hyperskill_lite.serve.sessions import SessionLimits
+    from hyperskill_lite.serve.shared import SharedMemory
+
+    a, b = "token-a-floods-sessions-0123456789", "token-b-keeps-one-session-01234"
+    (tmp_path / "tokens").write_text(f"{a}\n{b}\n")
+    tokens = Tokens.load(None, tmp_path / "tokens")
+    service = MemoryService(SharedMemory(tmp_path / "m", HashingEncoder()), ModelConfig("none"))
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    app = http_app(build_server(service, tokens=tokens), "127.0.0.1", tokens=tokens,
+                   limits=SessionLimits(max_sessions=12, per_caller=8))
+    uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=lambda: anyio.run(lambda: uv.serve(sockets=[sock])))
+    thread.start()
+    url = f"http://127.0.0.1:{port}/mcp"
+    accept = {"Content-Type": "application/json",
+              "Accept": "application/json, text/event-stream"}
+
+    def post(token: str, body: dict, sid: str | None = None) -> httpx.Response:
+        headers = {**accept, "Authorization": f"Bearer {token}",
+                   **({"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+                      if sid else {})}
+        return httpx.post(url, content=json.dumps(body), headers=headers, timeout=60)
+
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    try:
+        keep = [post(b, json.loads(INIT)).headers["mcp-session-id"] for _ in range(4)]
+        flood = [post(a, json.loads(INIT)).headers["mcp-session-id"] for _ in range(40)]
+        counts = {c: app.count(c) for c in ("line 1", "line 2")}
+        alive = [post(b, ping, sid).status_code for sid in keep]
+        gone = post(a, ping, flood[0]).status_code
+    finally:
+        uv.should_exit = True
+        thread.join(60)
+        service.close()
+    assert counts == {"line 1": 8, "line 2": 4}
+    assert alive == [200] * 4 and gone == 404
+    assert app.evicted >= 32 and app.refused == 0
