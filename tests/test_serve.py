@@ -97,8 +97,9 @@ def test_stdio_learn_then_recall_returns_the_learned_skill(tmp_path, model):
     async def main():
         async with Client(_stdio(memory, *_model_args(model))) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
-            assert set(tools) == {"recall", "learn", "maintain", "explain", "skill", "stats"}
-            assert tools["learn"].input_schema["required"] == ["task", "trajectory", "outcome"]
+            assert set(tools) == {"recall", "learn", "forget", "maintain", "explain", "skill",
+                                  "stats"}
+            assert tools["learn"].input_schema["required"] == ["trajectory", "outcome"]
             empty = await c.call_tool("recall", {"task": "What is the population of Lyon?"})
             assert empty.structured_content["context"] == ""
             got = await c.call_tool("learn", _learn_args("What is the population of Lyon?"))
@@ -326,16 +327,18 @@ def test_http_beyond_loopback_needs_the_token(tmp_path):
     import uvicorn
     from mcp.client.streamable_http import streamable_http_client
 
-    from hyperskill_lite.serve.app import bind_socket, build_server, http_app
+    from hyperskill_lite.serve.app import build_server
+    from hyperskill_lite.serve.httpd import Tokens, bind_socket, http_app
     from hyperskill_lite.serve.models import ModelConfig
     from hyperskill_lite.serve.service import MemoryService
 
     token = "t0ken-for-the-test-only-0123456789"
     shared = SharedMemory(tmp_path / "m", _hashing())
-    server = build_server(MemoryService(shared, ModelConfig("none")), token=token)
+    tokens = Tokens.load(token, None)
+    server = build_server(MemoryService(shared, ModelConfig("none")), tokens=tokens)
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    app = http_app(server, "0.0.0.0", allowed_hosts=[f"127.0.0.1:{port}"])
+    app = http_app(server, "0.0.0.0", allowed_hosts=[f"127.0.0.1:{port}"], tokens=tokens)
     uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=lambda: anyio.run(lambda: uv.serve(sockets=[sock])))
     thread.start()

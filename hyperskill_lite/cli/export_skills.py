@@ -17,6 +17,8 @@ from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1, fraction
 from hyperskill_lite.serve.agent_skills import export_skills
+from hyperskill_lite.serve.bounds import SCOPE_PATTERN
+from hyperskill_lite.serve.scopes import scope_folder
 from hyperskill_lite.serve.shared import SharedMemory
 
 __all__ = ["add_parser", "command", "memory_folder"]
@@ -36,6 +38,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
                    help="export only the N skills of highest utility")
     e.add_argument("--polarity", choices=["all", "success", "failure"], default="all",
                    help="strategies (success), mistakes to avoid (failure) or both")
+    e.add_argument("--scope", default=None,
+                   help="export this scope of a served folder (DIR.scopes/SCOPE) instead")
     e.set_defaults(handler=command)
     return e
 
@@ -55,6 +59,13 @@ def memory_folder(path: Path) -> Path:
 
 def command(args: argparse.Namespace) -> int:
     folder = memory_folder(args.memory)
+    if args.scope is not None:
+        if not SCOPE_PATTERN.match(args.scope):
+            raise ValueError(f"--scope {args.scope!r}: not a scope label (lowercase letters, "
+                             "digits, _ . -)")
+        folder = scope_folder(folder, args.scope)
+        if not (folder / "manifest.json").is_file():
+            raise FileNotFoundError(f"{folder}: no scope {args.scope!r} in this folder")
     shared = SharedMemory(folder, readonly=True)
     polarity = None if args.polarity == "all" else args.polarity
     report = export_skills(shared.memory, args.to, memory_name=folder.name,

@@ -5,7 +5,8 @@ Over stdio by default (the host starts the command); ``--http HOST:PORT`` serves
 streamable HTTP instead (``/mcp``), on loopback unless a bearer token is given. The
 memory's model calls go to a configured OpenAI-compatible model (the options of
 ``run``), or to the client's own model through MCP sampling, or nowhere
-(``--no-llm``). docs/guide/mcp.md says how to connect and what is stored where.
+(``--no-llm``). The server loads its encoder, memory and model probe before it reports
+ready (serve/warmup.py). docs/guide/mcp.md says how to connect and what is stored where.
 
 Not here: the server (serve/app.py), the tools (serve/service.py), the shared memory
 folder (serve/shared.py).
@@ -18,6 +19,7 @@ import ipaddress
 import os
 import signal
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,8 @@ from hyperskill_lite.cli.options import at_least_0, at_least_1
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import ENCODERS, encoder_by_name
 from hyperskill_lite.llm.settings import make_llms
+from hyperskill_lite.serve.bounds import SCOPE_PATTERN
+from hyperskill_lite.serve.sessions import SessionLimits
 
 __all__ = ["add_parser", "command", "TOKEN_ENV", "parse_bind", "is_loopback"]
 
@@ -46,6 +50,23 @@ def parse_bind(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _scope(text: str) -> str:
+    if not SCOPE_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"expected a scope label (lowercase letters, digits, "
+                                         f"_ . -, at most 64), got {text!r}")
+    return text
+
+
+def _score(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [-1, 1], got {text!r}")
+    return value
+
+
 def add_parser(sub, parents) -> argparse.ArgumentParser:
     s = sub.add_parser("serve", parents=parents, help="serve a skill memory to any agent "
                        "over MCP (stdio or HTTP)", description=__doc__.split("\n\n")[1])
@@ -57,6 +78,24 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     s.add_argument("--token", default=None,
                    help=f"bearer token HTTP clients must send (default: ${TOKEN_ENV}); "
                    "required for a bind beyond loopback")
+    s.add_argument("--token-file", type=Path, default=None, metavar="FILE",
+                   help="more bearer tokens, one a line: TOKEN, or TOKEN SCOPE for a token "
+                   "bound to one scope ('#' starts a comment)")
+    s.add_argument("--scope", type=_scope, default=None,
+                   help="bind every caller without a token-bound scope to this scope")
+    s.add_argument("--max-scopes", type=at_least_1, default=64, metavar="N",
+                   help="scopes the folder may hold (DIR.scopes/)")
+    s.add_argument("--min-score", type=_score, default=None, metavar="X",
+                   help="default relevance floor of recall, a cosine in [-1, 1] (default: "
+                   "the one measured for the memory's encoder; -1 keeps everything)")
+    s.add_argument("--max-sessions", type=at_least_1, default=256, metavar="N",
+                   help="HTTP sessions open at once; at the cap the least recently active "
+                   "idle one is ended")
+    s.add_argument("--max-sessions-per-token", type=at_least_1, default=64, metavar="N",
+                   help="HTTP sessions open at once per bearer token (every client of a "
+                   "server without tokens counts as one)")
+    s.add_argument("--session-idle", type=at_least_1, default=600, metavar="SECONDS",
+                   help="end an HTTP session after this long without a request")
     s.add_argument("--allow-host", action="append", default=None, metavar="HOST[:PORT]",
                    help="a Host header to accept besides loopback names (DNS-rebinding "
                    "protection; repeatable; 'name:*' for any port)")
@@ -132,42 +171,49 @@ def is_loopback(host: str) -> bool:
 
 def command(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get(TOKEN_ENV) or None
-    if args.http is not None and not is_loopback(args.http[0]) and not token:
+    if args.http is not None and not is_loopback(args.http[0]) and not (token or
+                                                                        args.token_file):
         raise ValueError(f"--http {args.http[0]}:{args.http[1]} is reachable beyond this "
                          f"machine: give --token (or set {TOKEN_ENV}) so that only your "
                          "clients get in, or bind 127.0.0.1")
     try:  # lazy: the serve extra (the MCP SDK, anyio, pydantic), said as one error line
-        from hyperskill_lite.serve import app, service, shared
+        from hyperskill_lite.serve import app, httpd, service, shared, warmup
     except ImportError as exc:
         raise ValueError(f"the MCP server needs the serve extra ({exc.name} is missing): "
                          "pip install 'hyperskill_lite[serve]'") from None
 
-    if token is not None:
-        app.StaticToken(token)  # a short token is one error line, before anything opens
+    tokens = httpd.Tokens.load(token, args.token_file) if args.http is not None else None
     models = _model_config(args)
     every = (args.maintain_every if args.maintain_every is not None
              else HyperSkillConfig().maintain_every(args.expected_tasks))
     encoder = encoder_by_name(args.encoder) if args.encoder else None
     mem = shared.SharedMemory(args.memory, encoder, checkpoint_every=args.checkpoint_every)
-    svc = service.MemoryService(mem, models, maintain_every=every, k=args.k)
+    svc = service.MemoryService(mem, models, maintain_every=every, k=args.k,
+                                min_score=args.min_score, max_scopes=args.max_scopes)
     sizes = mem.memory.stats()
     where = "stdio" if args.http is None else "HTTP"
     print(f"hyperskill serve: {mem.path} ({sizes['hyperedges']} trajectories, "
           f"{sizes['skill_nodes']} skills); memory model: {models.describe()}; "
-          f"maintenance every {every or 'maintain call'}; over {where}",
-          file=sys.stderr, flush=True)
+          f"maintenance every {every or 'maintain call'}; encoder "
+          f"{getattr(mem.memory.encoder, 'name', '?')}; relevance floor {svc.floor:g}; "
+          f"over {where}", file=sys.stderr, flush=True)
     signal.signal(signal.SIGTERM, _stop)
     try:
+        took = warmup.warm_up(svc)
+        print("hyperskill serve: ready (" + ", ".join(f"{k} {v:.1f} s" for k, v in
+                                                      took.items()) + ")",
+              file=sys.stderr, flush=True)
         if args.http is None:
-            app.build_server(svc, log_level=args.log_level).run("stdio")
+            app.build_server(svc, default_scope=args.scope,
+                             log_level=args.log_level).run("stdio")
         else:
-            _serve_http(app, svc, args, token)
+            _serve_http(app, httpd, svc, args, tokens)
     except KeyboardInterrupt:
         print("hyperskill serve: stopped", file=sys.stderr, flush=True)
     finally:  # the checkpoint is not cut short by a second signal (SIGKILL still could:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the journal keeps every record)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        mem.close()
+        svc.close()
     return 0
 
 
@@ -175,23 +221,28 @@ def _stop(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _serve_http(app: Any, svc: Any, args: argparse.Namespace, token: str | None) -> None:
+def _serve_http(app: Any, httpd: Any, svc: Any, args: argparse.Namespace, tokens: Any) -> None:
     import anyio
     import uvicorn
 
     host, port = args.http
-    sock = app.bind_socket(host, port)
+    sock = httpd.bind_socket(host, port)
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    server = app.build_server(svc, token=token, issuer_url=f"http://{shown}:{port}",
-                              log_level=args.log_level)
-    asgi = app.http_app(server, host, allowed_hosts=args.allow_host or (),
-                        allowed_origins=args.allow_origin or ())
+    server = app.build_server(svc, tokens=tokens, default_scope=args.scope,
+                              issuer_url=f"http://{shown}:{port}", log_level=args.log_level)
+    limits = SessionLimits(args.max_sessions, min(args.max_sessions_per_token,
+                                                  args.max_sessions), float(args.session_idle))
+    asgi = httpd.http_app(server, host, allowed_hosts=args.allow_host or (),
+                          allowed_origins=args.allow_origin or (), tokens=tokens,
+                          limits=limits, samples=svc.models.may_sample)
     if not is_loopback(host) and not args.allow_host:
         print(f"hyperskill serve: note: only requests whose Host header is a loopback name "
               f"get in; add --allow-host NAME:{port} for the name your clients use",
               file=sys.stderr, flush=True)
-    config = uvicorn.Config(asgi, log_level=args.log_level.lower(), lifespan="on")
+    config = uvicorn.Config(asgi, log_level=args.log_level.lower(), lifespan="on",
+                            timeout_keep_alive=httpd.KEEP_ALIVE)
     print(f"hyperskill serve: listening on http://{shown}:{port}/mcp"
-          f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
-    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+          f"{' (bearer token required)' if tokens else ''}", file=sys.stderr, flush=True)
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]),  # uvloop: less CPU a call
+              backend_options={"use_uvloop": find_spec("uvloop") is not None})

@@ -12,7 +12,10 @@ provenance (the memory, the node id, the trajectories it was learned from).
 Skills are ranked by utility (gamma, then retrievals nu, then id) and filtered
 (``min_utility``, ``top``, ``polarity``). Strings in the front matter are written as
 JSON strings, which YAML reads as double-quoted scalars, after control characters are
-removed, so any skill text round-trips through a YAML parser.
+removed and every run of three or more hyphens is replaced by an em dash (the reference
+validator, skills-ref, finds the front matter by splitting the file at ``---``, so a
+``---`` inside a value would cut it short), so any skill text round-trips through a YAML
+parser and the reference validator; the tests run skills-ref on every exported skill.
 
 Nothing the export did not write is overwritten: ``OUT/.hyperskill-export.json`` lists
 every file it wrote with its checksum, and a ``SKILL.md`` (or a skill folder) that is not
@@ -94,8 +97,17 @@ def _body_text(text: str) -> str:
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c)[0] != "C")
 
 
+_DASHES = re.compile(r"-{3,}")
+
+
 def _yaml_str(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A front-matter value: a JSON string (a YAML double-quoted scalar) with no
+    ``---`` (module docstring).
+
+    >>> print(_yaml_str('a --- b ----- c'))
+    "a — b — c"
+    """
+    return json.dumps(_DASHES.sub("—", text), ensure_ascii=False)
 
 
 def _description(v: NodeView, tasks: list[str]) -> str:
@@ -118,9 +130,10 @@ def render_skill(v: NodeView, folder: str, edges: list[dict[str, Any]], memory_n
     """The ``SKILL.md`` of skill node `v` (module docstring); `edges`: its newest
     trajectories as {"id", "task", "success"}."""
     polarity = "strategy" if v.polarity == "success" else "mistake to avoid"
+    written_by = _written_by(v)
     meta = {"polarity": polarity, "utility": f"{v.gamma:.4f}", "retrievals": str(v.nu),
             "successes": f"{v.sigma:g}", "node": v.id, "memory": memory_name,
-            "source": "hyperskill_lite export-skills"}
+            "learned_from": written_by, "source": "hyperskill_lite export-skills"}
     lines = ["---", f"name: {folder}",
              f"description: {_yaml_str(_description(v, [e['task'] for e in edges]))}",
              "metadata:"]
@@ -133,13 +146,26 @@ def render_skill(v: NodeView, folder: str, edges: list[dict[str, Any]], memory_n
               f"- Utility (HyperSkill Eq. 3): {v.gamma:.4f}, from {v.sigma:g} successes in "
               f"{v.nu} retrievals and {v.mean_steps:.1f} steps on average "
               "(0.5: not yet retrieved)",
-              f"- Provenance: skill node `{v.id}` of the memory `{memory_name}`"]
+              f"- Provenance: skill node `{v.id}` of the memory `{_clean(memory_name)}`, "
+              f"{written_by}"]
     if edges:
         lines += ["", "## Learned from", ""]
         for e in edges:
             outcome = "success" if e["success"] else "failure"
             lines.append(f"- `{e['id']}` ({outcome}): {_clean(clip_middle(e['task'], 200))}")
     return "\n".join(lines) + "\n"
+
+
+def _written_by(v: NodeView) -> str:
+    """Who wrote the skill: the agent (``learn(skills=...)``, with its client's name) or
+    the memory's extraction."""
+    meta = v.meta or {}
+    if meta.get("source") == "agent":
+        client = _clean(str(meta.get("client", "")))
+        return "written by the agent" + (f" ({client})" if client else "")
+    if meta.get("merged_from"):
+        return "merged by the memory's maintenance"
+    return "extracted by the memory's model"
 
 
 def _digest(data: bytes) -> str:

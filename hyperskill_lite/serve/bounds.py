@@ -15,15 +15,24 @@ Not here: the paper's prompts (methods/hyperskill/prompts.py), which these frame
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from hyperskill_lite.core.records import Skill
 
 __all__ = ["Limits", "LIMITS", "BoundsError", "frame", "check_task",
            "check_trajectory", "check_outcome", "check_steps", "check_ids", "check_k",
-           "check_id", "ID_PATTERN"]
+           "check_id", "check_plan", "check_skills", "check_lesson", "check_scope",
+           "check_min_score", "check_handle", "check_forget_ids", "ID_PATTERN",
+           "SCOPE_PATTERN", "HANDLE_PATTERN"]
 
 ID_PATTERN = re.compile(r"^[use][1-9][0-9]{0,11}$")
 """A node or hyperedge id: "u", "s" or "e" and a number."""
+SCOPE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+"""A scope label: lowercase letters, digits, ``_ . -``, at most 64 characters, starting
+with a letter or digit (it names a folder; ``..`` cannot be one)."""
+HANDLE_PATTERN = re.compile(r"^h[0-9a-f]{24}$")
+"""A recall handle: "h" and 24 hex digits."""
 
 _MARKER = re.compile(r"\[(BEGIN|END)(\s+)", re.IGNORECASE)
 
@@ -46,7 +55,18 @@ class Limits:
     steps = 100_000
     k = 50
     lesson_chars = 500
-    """Without a model (``--no-llm``), the lesson stored is this much of the trajectory."""
+    """Without a model (``--no-llm``) or a lesson from the agent, the lesson stored is
+    this much of the trajectory."""
+    plan_steps = 16
+    """Subtask steps an agent's `plan` may have."""
+    plan_step_bytes = 1024
+    skills = 8
+    """Skills an agent may hand over in one learn."""
+    skill_name_bytes = 256
+    skill_content_bytes = 16 * 1024
+    """A skill's content beyond this is refused (a skill is advice, not a document)."""
+    lesson_bytes = 4 * 1024
+    forget_ids = 256
 
 
 LIMITS = Limits()
@@ -126,3 +146,118 @@ def check_ids(ids: Any) -> list[str]:
     if len(ids) > LIMITS.ids:
         raise BoundsError(f"used_ids has {len(ids)} ids, more than the {LIMITS.ids} allowed")
     return list(dict.fromkeys(check_id(i, "used_ids entry") for i in ids))
+
+
+def _short(name: str, value: Any, limit: int) -> str:
+    """One text of an agent's plan or skills: a non-empty string of at most `limit`
+    bytes, NULs dropped, surrounding whitespace stripped."""
+    return _text(name, value, limit).strip()
+
+
+def _polarity(value: Any, where: str) -> str:
+    if value in ("success", "failure"):
+        return str(value)
+    raise BoundsError(f"{where}.polarity must be 'success' (a strategy) or 'failure' (a "
+                      f"mistake to avoid), got {str(value)[:40]!r}")
+
+
+def check_plan(plan: Any) -> list[str] | None:
+    """The agent's subtask steps: None, or 1 to `Limits.plan_steps` non-empty strings.
+
+    >>> check_plan(["look up the census table", "compute the ratio"])
+    ['look up the census table', 'compute the ratio']
+    """
+    if plan is None:
+        return None
+    if isinstance(plan, str) or not isinstance(plan, Sequence):
+        raise BoundsError("plan must be a list of subtask steps (strings)")
+    if not 1 <= len(plan) <= LIMITS.plan_steps:
+        raise BoundsError(f"plan must have 1 to {LIMITS.plan_steps} steps, got {len(plan)}")
+    return [_short(f"plan[{i}]", p, LIMITS.plan_step_bytes) for i, p in enumerate(plan)]
+
+
+def check_skills(skills: Any, success: bool) -> list[Skill] | None:
+    """The agent's skills: None, or 1 to `Limits.skills` objects with `name` and
+    `content` (bounded strings) and an optional `polarity` ("success": a strategy,
+    "failure": a mistake to avoid; default: the learn's outcome). Each is recorded as
+    the agent's (``meta["source"] = "agent"``).
+
+    >>> [s.polarity for s in check_skills([{"name": "A", "content": "b"}], False)]
+    ['failure']
+    """
+    if skills is None:
+        return None
+    if isinstance(skills, (str, dict)) or not isinstance(skills, Sequence):
+        raise BoundsError("skills must be a list of {name, content, polarity?} objects")
+    if not 1 <= len(skills) <= LIMITS.skills:
+        raise BoundsError(f"skills must have 1 to {LIMITS.skills} entries, got {len(skills)}")
+    out = []
+    for i, s in enumerate(skills):
+        where = f"skills[{i}]"
+        if not isinstance(s, Mapping):
+            raise BoundsError(f"{where} must be an object with name and content")
+        extra = set(s) - {"name", "content", "polarity"}
+        if extra:
+            raise BoundsError(f"{where} has unknown field(s) {sorted(map(str, extra))[:3]}: "
+                              "only name, content and polarity")
+        name = _short(f"{where}.name", s.get("name"), LIMITS.skill_name_bytes)
+        content = _short(f"{where}.content", s.get("content"), LIMITS.skill_content_bytes)
+        pol = s.get("polarity")
+        polarity = ("success" if success else "failure") if pol is None else _polarity(pol,
+                                                                                          where)
+        out.append(Skill(name, content, polarity, {"source": "agent"}))
+    return out
+
+
+def check_lesson(lesson: Any) -> str | None:
+    """The agent's one-line lesson: None or a string of at most `Limits.lesson_bytes`."""
+    return None if lesson is None else _short("lesson", lesson, LIMITS.lesson_bytes)
+
+
+def check_scope(scope: Any) -> str | None:
+    """A scope label (`SCOPE_PATTERN`) or None (the folder's own, unscoped memory).
+
+    >>> check_scope("team-a"), check_scope(None)
+    ('team-a', None)
+    """
+    if scope is None:
+        return None
+    if not isinstance(scope, str) or not SCOPE_PATTERN.match(scope):
+        raise BoundsError("scope must be 1-64 characters of lowercase letters, digits, "
+                          f"'_', '.', '-', starting with a letter or digit; got "
+                          f"{str(scope)[:40]!r}")
+    return scope
+
+
+def check_min_score(value: Any) -> float:
+    """A relevance floor: a number in [-1, 1] (a cosine similarity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            -1.0 <= float(value) <= 1.0):
+        raise BoundsError(f"min_score must be a number in [-1, 1], got {value!r}")
+    return float(value)
+
+
+def check_handle(value: Any) -> str | None:
+    """A recall handle (`HANDLE_PATTERN`) or None."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not HANDLE_PATTERN.match(value):
+        raise BoundsError(f"handle must be the handle a recall returned (h + 24 hex digits), "
+                          f"got {str(value)[:40]!r}")
+    return value
+
+
+def check_forget_ids(ids: Any) -> list[str]:
+    """What `forget` removes: 1 to `Limits.forget_ids` skill ("s…") or trajectory
+    ("e…") ids, repeats dropped."""
+    if isinstance(ids, str) or not isinstance(ids, Sequence) or not ids:
+        raise BoundsError("ids must be a non-empty list of skill or trajectory ids")
+    if len(ids) > LIMITS.forget_ids:
+        raise BoundsError(f"ids has {len(ids)} entries, more than the {LIMITS.forget_ids} "
+                          "allowed")
+    out = list(dict.fromkeys(check_id(i, "ids entry") for i in ids))
+    bad = [i for i in out if i[0] == "u"]
+    if bad:
+        raise BoundsError(f"{bad[0]} is a subtask step: forget takes skills (s...) and "
+                          "trajectories (e..., with their steps)")
+    return out

@@ -86,6 +86,11 @@ class ModelConfig:
         if self.mode == "model" and self.llm is None:
             raise ValueError("--llm model needs a model: give --model (and --base-url)")
 
+    @property
+    def may_sample(self) -> bool:
+        """Does any call ask the client's model (MCP sampling)?"""
+        return self.mode == "sampling" or (self.mode == "auto" and self.llm is None)
+
     def describe(self) -> str:
         if self.mode == "none":
             return "no model (--no-llm): " + "; ".join(SKIPPED.values())

@@ -3,10 +3,12 @@
 A ``learn`` record is one `LearnItem` (paper §3.4: task, plan P_0, extracted skills and
 lesson, outcome, steps, the ids its retrieval used) plus the embeddings of its texts; a
 ``maintain`` record is one maintenance cycle (the nodes pruned, Eq. 11, and the pairs
-merged with their merged skills, Eq. 14) plus the merged skills' embeddings. Applying a
-record only calls `HypergraphMemory.add_trajectory`, `remove_nodes` and `merge_nodes`,
-with the embeddings put in the encoder's cache first: the same records in the same order
-give the same memory, ids included, in every process, and nothing is embedded twice.
+merged with their merged skills, Eq. 14) plus the merged skills' embeddings; a
+``forget`` record names the skills and trajectories a client took back (forget.py, our
+addition). Applying a record only calls `HypergraphMemory.add_trajectory`,
+`remove_nodes` and `merge_nodes` (and forget.py's rebuild without a hyperedge), with
+the embeddings put in the encoder's cache first: the same records in the same order give
+the same memory, ids included, in every process, and nothing is embedded twice.
 
 >>> from hyperskill_lite.core.embed import HashingEncoder
 >>> from hyperskill_lite.core.memory import HypergraphMemory
@@ -35,9 +37,14 @@ import numpy as np
 from hyperskill_lite.core.embed import Encoder
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.records import Skill, skill_text
+from hyperskill_lite.serve.forget import forget
 
 __all__ = ["LearnItem", "MergeItem", "LEARN_ID", "RecordError", "learn_texts",
-           "learn_record", "maintain_record", "apply_learn", "apply_maintain"]
+           "learn_record", "maintain_record", "forget_record", "apply_learn",
+           "apply_maintain", "apply_forget", "OPS"]
+
+OPS = ("learn", "maintain", "forget")
+"""The record operations this release applies."""
 
 LEARN_ID = "learn_id"
 """The hyperedge meta key holding the id of the learn record that made it."""
@@ -131,6 +138,11 @@ def maintain_record(prune: Sequence[str], merges: Sequence[MergeItem], encoder: 
             "vectors": _pack(encoder.encode(texts)) if texts else ""}
 
 
+def forget_record(ids: Sequence[str]) -> dict[str, Any]:
+    """The record of one ``forget`` call: the skill and trajectory ids to remove."""
+    return {"op": "forget", "id": uuid.uuid4().hex, "ids": list(ids)}
+
+
 def learn_item(rec: dict[str, Any]) -> LearnItem:
     """The `LearnItem` a learn record holds."""
     return LearnItem(rec["task"], list(rec["plan"]), [_skill(s) for s in rec["skills"]],
@@ -185,3 +197,12 @@ def apply_maintain(memory: HypergraphMemory, rec: dict[str, Any]) -> dict[str, A
         merged.append({"a": m["a"], "b": m["b"], "new_id": new, "name": s.name})
     return {"pruned": pruned, "merged": merged, "sizes_before": before,
             "sizes_after": memory.stats()}
+
+
+def apply_forget(memory: HypergraphMemory, rec: dict[str, Any]
+                 ) -> tuple[HypergraphMemory, dict[str, Any]]:
+    """Apply a forget record (the caller holds the memory's lock): the memory (a new
+    object when a trajectory went) and {"removed", "missing", "sizes_after"}."""
+    ids = [str(i) for i in rec.get("ids", [])]
+    memory, out = forget(memory, ids)
+    return memory, {**out, "sizes_after": memory.stats()}

@@ -5,8 +5,10 @@ The design (docs/guide/mcp.md, "Many clients, one memory"):
 - The folder ``DIR`` is a saved memory (core/io), the *checkpoint*. Beside it,
   ``DIR.journal`` (journal.py) holds every update since that checkpoint, one line per
   update: a ``learn`` record (task, plan P_0, the extracted skills and lesson, outcome,
-  steps, the ids the client used, and the embeddings of its texts) or a ``maintain``
-  record (the nodes pruned and the pairs merged by one cycle, with the merged skills).
+  steps, the ids the client used, and the embeddings of its texts), a ``maintain``
+  record (the nodes pruned and the pairs merged by one cycle, with the merged skills) or
+  a ``forget`` record (the skills and trajectories a client took back, forget.py; a
+  checkpoint follows at once so their texts leave the folder and the journal).
 - A process holds the memory in RAM = checkpoint + the journal's records applied in
   journal order. Applying a record is deterministic (the embeddings travel in the
   record, so no text is embedded twice and every process builds the same ids), so every
@@ -55,11 +57,14 @@ from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.serve import journal as jr
 from hyperskill_lite.serve.records import (
     LEARN_ID,
+    OPS,
     LearnItem,
     MergeItem,
     RecordError,
+    apply_forget,
     apply_learn,
     apply_maintain,
+    forget_record,
     learn_record,
     maintain_record,
 )
@@ -239,24 +244,28 @@ class SharedMemory:
 
     def _reconcile(self, rec: dict[str, Any]) -> None:
         """Apply `rec` to a folder that may already hold it (module docstring)."""
-        if rec.get("op") == "learn" and not self.memory.edge_ids_where(LEARN_ID, rec["id"]):
-            self._apply(rec)
+        if rec.get("op") == "forget" or (
+                rec.get("op") == "learn" and not self.memory.edge_ids_where(LEARN_ID, rec["id"])):
+            self._apply(rec)  # a forget is idempotent: ids already gone are skipped
         else:
             self._seq = int(rec.get("seq", self._seq))
 
     # ------------------------------------------------------------------ applying
     def _apply(self, rec: dict[str, Any]) -> dict[str, Any]:
         op = rec.get("op")
-        if op not in ("learn", "maintain"):
+        if op not in OPS:
             raise RecordError(f"{self.journal}: record {rec.get('seq')} has operation {op!r}, "
                               "unknown to this release")
         with self._mem:
-            out = (apply_learn if op == "learn" else apply_maintain)(self.memory, rec)
+            if op == "forget":
+                self.memory, out = apply_forget(self.memory, rec)
+            else:
+                out = (apply_learn if op == "learn" else apply_maintain)(self.memory, rec)
         if op == "learn":
             self.since_maintain += 1
             self._remember({"index": self._learned, **{k: out[k] for k in (
                 "update", "sizes", "injected", "success")}})
-        else:
+        elif op == "maintain":
             self.since_maintain, self.cycles = 0, self.cycles + 1
             self._remember_cycle(len(out["pruned"]), len(out["merged"]), out["sizes_after"])
         self._seq = int(rec["seq"])
@@ -401,6 +410,21 @@ class SharedMemory:
                     return None
                 out = self._append(lock, rec)
             self._checkpoint(lock)
+        return out
+
+    def forget(self, ids: Sequence[str]) -> dict[str, Any]:
+        """Remove skills and trajectories (forget.py) as one journal record, then save a
+        checkpoint so that their texts leave the folder and the journal at once (a
+        checkpoint the folder's lock refuses is retried at the next one; the record is
+        durable either way). Returns {"removed", "missing", "sizes_after", "seq",
+        "checkpointed"}."""
+        rec = forget_record(ids)
+        with self._writer() as lock:
+            with self._sync:
+                self._catch_up_locked(lock)
+                out = self._append(lock, rec)
+            out["seq"] = rec["seq"]
+            out["checkpointed"] = self._checkpoint(lock)
         return out
 
     def checkpoint(self) -> bool:
