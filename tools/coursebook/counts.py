@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExerciseInfo", "KIND_ORDER", "count_fields", "course_exercises", "exercise_kind",
+__all__ = ["ExerciseInfo", "KIND_ORDER", "count_fields", "course_exercises", "equation_names",
+           "exercise_kind",
            "notebook_names", "notebook_range", "exercise_summary", "exercise_table",
            "statements"]
 
@@ -163,16 +164,52 @@ def exercise_summary(notebooks: Path, catalog: dict[str, Any] | None = None) -> 
     return text + (f": {_join(kinds)}." if kinds else ".")
 
 
-def _coding(e: ExerciseInfo) -> str:
-    """ "04.3 `gamma`: implement Eq. 3" (the statement's title, as it says it).
+MAP_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|\s*\d\d\s*\|", re.M)
+EQ_REF = re.compile(r"\bEqs?\.\s*((?:\d+|\s*(?:[-–,]|and)\s*)+)")
 
-    >>> _coding(ExerciseInfo("04.3", "04", "coding", "gamma", "Implement Eq. 3."))
-    '04.3 `gamma`: implement Eq. 3'
+
+def equation_names(notebooks: Path) -> dict[int, str]:
+    """What each paper equation is, as the course map (notebook 00's table "Eq. | what |
+    notebook | function") names it: {12: "W, quality-weighted co-occurrence", ...}."""
+    home = sorted(notebooks.glob("00_*.ipynb"))
+    if not home:
+        return {}
+    nb = json.loads(home[0].read_text(encoding="utf-8"))
+    text = "".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                   for c in nb.get("cells", []) if c.get("cell_type") == "markdown")
+    return {int(n): what for n, what in MAP_ROW.findall(text)}
+
+
+def _numbers(refs: str) -> list[int]:
+    """The equation numbers of "4 and 5", "7-8", "12".
+
+    >>> _numbers("4 and 5"), _numbers("7-8"), _numbers("12 ")
+    ([4, 5], [7, 8], [12])
+    """
+    out: list[int] = []
+    for a, b in re.findall(r"(\d+)(?:\s*[-–]\s*(\d+))?", refs):
+        out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
+def _coding(e: ExerciseInfo, names: dict[int, str] | None = None) -> str:
+    """ "04.3 `gamma`: implement Eq. 3 (Eq. 3: utility γ)": the statement's title, as it
+    says it, and what the course map calls each equation it names.
+
+    >>> _coding(ExerciseInfo("04.3", "04", "coding", "gamma", "Implement Eq. 3."), {3: "γ"})
+    '04.3 `gamma`: implement Eq. 3 (Eq. 3: γ)'
+    >>> _coding(ExerciseInfo("02.3", "02", "coding", "f", "Implement Eqs. 4 and 5."),
+    ...         {4: "R_u", 5: "E_traj"})
+    '02.3 `f`: implement Eqs. 4 and 5 (Eq. 4: R_u; Eq. 5: E_traj)'
     """
     title = e.title.rstrip(". ")
     first = title.split(" ", 1)[0]
     if first[1:].islower():  # "Implement" -> "implement"; "W", "SR" stay
         title = title[:1].lower() + title[1:]
+    numbers = [n for m in EQ_REF.finditer(title) for n in _numbers(m.group(1))]
+    named = [f"Eq. {n}: {names[n]}" for n in dict.fromkeys(numbers) if names and n in names]
+    if named:
+        title += f" ({'; '.join(named)})"
     return f"{e.id} `{e.name}`" + (f": {title}" if title else "")
 
 
@@ -181,6 +218,7 @@ def exercise_table(notebooks: Path, catalog: dict[str, Any] | None = None) -> st
     row (Markdown)."""
     exercises = course_exercises(notebooks, catalog)
     kinds = _kinds(exercises)
+    names = equation_names(notebooks)
     rows = ["| notebook | exercises | " + " | ".join(kinds) + " | the coding exercises |",
             "|---|---|" + "---|" * len(kinds) + "---|"]
     for name in notebook_names(notebooks):
@@ -188,7 +226,7 @@ def exercise_table(notebooks: Path, catalog: dict[str, Any] | None = None) -> st
         if not mine:
             continue
         counts = Counter(e.kind for e in mine)
-        coding = "; ".join(_coding(e) for e in mine if e.kind == "coding") or "–"
+        coding = "; ".join(_coding(e, names) for e in mine if e.kind == "coding") or "–"
         rows.append(f"| `{name}` | {len(mine)} | "
                     + " | ".join(str(counts[k]) if counts[k] else "–" for k in kinds)
                     + f" | {coding.replace('|', '∣')} |")
