@@ -410,7 +410,7 @@ def test_a_new_kind_or_notebook_changes_the_counts(tmp_path):
 
 NUMBER = (r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
           r"fourteen|fifteen|sixteen|twenty|thirty)")
-HAND_COUNT = re.compile(rf"\b{NUMBER}\s+(?:coding\s+|written\s+|numbered\s+|course\s+)?"
+HAND_COUNT = re.compile(rf"(?<![\d.])\b{NUMBER}\s+(?:coding\s+|written\s+|numbered\s+|course\s+)?"
                         r"(?:exercises|notebooks|predictions|read-offs)\b(?!\s+at\s+(?:a\s+time|once))",
                         re.I)
 

@@ -11,7 +11,7 @@ One table per exercise::
     [exercises."04.1"]          # a value: graded against the key
     kind = "float"              # answers.VALUE_KINDS, "function" or "written"
     form = "a number between 0 and 1 (three decimals are enough)"
-    hint = "what Eq. 3 weighs against what ..."
+    hint = "what the utility gamma (Eq. 3) weighs ..."
     decimals = 3                # floats: places compared
     choices = ["more", "fewer"] # kind "choice": the words accepted
 

@@ -265,11 +265,13 @@ def stage_notebook(nb: dict[str, Any], toc: str = "", edition: str = "instructor
 def _stage_panel(cell: dict[str, Any], cells: list[dict[str, Any]], i: int,
                  figures: Path | None, section: str) -> None:
     """Cell `i` (a panel) shows its static default figure, described as the figure of the
-    cell that drew it (or, when that cell is right above, points to it)."""
+    cell that drew it (or, when that cell is right above, points to it); a panel that
+    shows its own static copy (the memory widget's) is described by its own code."""
+    own = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
     cell["outputs"] = _panel_outputs(cells, i)
     if not any("image/png" in o.get("data", {}) for o in cell["outputs"]):
         return
-    for j in range(i, -1, -1):  # the code cell the figure came from (the panel's own first)
+    for j in range(i if own else i - 1, -1, -1):  # the code cell the figure came from
         drawn = [_png(o) for o in cells[j].get("outputs", [])
                  if cells[j]["cell_type"] == "code" and "image/png" in o.get("data", {})]
         if drawn:
