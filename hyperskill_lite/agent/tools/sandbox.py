@@ -6,23 +6,31 @@ live run refuses to start at its preflight (agent/tools/preflight.py, `check_san
 
 - ``"bwrap"`` (the default): the code runs under bubblewrap (``bwrap``, Debian's
   ``bubblewrap`` package) in its own network namespace (only a loopback of its own: no
-  route to the internet, the host's loopback servers or the local network), its own PID,
-  IPC and UTS namespaces, with a root file system that holds only the system folders
-  ``/usr`` and ``/etc`` and the Python installation (all read-only); its working folder
-  ``/sandbox`` (also HOME), ``/tmp`` and ``/dev/shm`` are private tmpfs folders capped
-  at `disk_mb` MB (``/tmp`` and ``/dev/shm`` at `tmp_mb` MB). No home directory, no
-  project folder, no user files.
-- ``"process"`` (an explicit choice of weaker isolation): a plain process. Run by root,
-  the code runs as the unprivileged user "nobody" in mount, network and IPC namespaces
-  of its own: no network, ``/root`` and ``/home`` hidden, ``/tmp`` (its working folder ``/tmp/work``),
-  ``/var/tmp`` and ``/dev/shm`` private tmpfs folders capped as above (where the kernel
-  refuses namespaces, it goes on without them when the interpreter is reachable by
-  "nobody": then as for a regular user, below). Run by a regular user, it runs as that
-  user: it can read every file the user can read (home, keys, the project), use the
-  network, and write where the user can write (``/dev/shm`` and ``/tmp`` are the host's);
-  its working folder is in the host's temporary folder, watched and stopped at
-  `disk_mb` MB. It contains runaway code (loops, fork bombs, huge allocations, huge
-  files), not hostile code.
+  route to the internet, the host's loopback servers or the local network), its own PID
+  (a ``/proc`` of its own: no other process of the machine is visible), IPC and UTS
+  namespaces, with a root file system that holds only the system folders ``/usr`` and
+  ``/etc`` and what the interpreter needs to start and import (`python_view`: the
+  executable, a venv's ``pyvenv.cfg``, the standard library and the site-packages
+  folders), all read-only; its working folder ``/sandbox`` (also HOME), ``/tmp`` and
+  ``/dev/shm`` are private tmpfs folders capped at `disk_mb` MB (``/tmp`` and
+  ``/dev/shm`` at `tmp_mb` MB). No home directory, no project folder, none of a venv's
+  other files (``pip.conf``, ``.env``, its scripts), no user files.
+- ``"process"`` (an explicit choice of weaker isolation): a process of the host's file
+  system in namespaces of its own: PID (with its own ``/proc``: it sees its own
+  processes only, no other command line or environment), IPC, network (no network at
+  all) and mount, in which ``/root`` and ``/home`` are hidden (emptied), so are the
+  installations' own folders (a venv's root: ``pip.conf``, ``.env``, its scripts;
+  `python_view` is put back read-only), and ``/tmp`` (its working folder
+  ``/tmp/work``), ``/var/tmp`` and ``/dev/shm`` are private tmpfs folders capped as
+  above. Run by root, the code runs as the unprivileged user "nobody"; run by a regular
+  user, as that user, inside a user namespace of its own (the kernel must allow
+  unprivileged user namespaces). Where the machine cannot give these namespaces the
+  mode refuses, at the preflight, with one line naming what is missing; it never runs
+  the code as a plain process. What it does not hide: the rest of the file system
+  (``/opt``, ``/srv``, the project folder, ``/etc``) is readable as the code's user can
+  read it. It contains runaway code (loops, fork bombs, huge allocations, huge files) and
+  keeps the machine's processes and the interpreter's files out of sight, not hostile
+  code that reads world-readable files.
 
 Under both: the environment is an allowlist (`safe_env`: ``PATH``, ``LANG``, ``LC_*``,
 ``TZ``, ``HOME`` in the working folder, a few thread and plotting settings; nothing the
@@ -107,30 +115,62 @@ def safe_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def _world_reachable(path: Path) -> bool:
-    """Whether a user without privileges can reach and run `path`."""
-    p = path.resolve()
-    for parent in p.parents:
-        if not os.stat(parent).st_mode & 0o001:
-            return False
-    return bool(os.stat(p).st_mode & 0o005 == 0o005)
+SYSTEM_DIRS = (Path("/usr"), Path("/etc"))
+"""System folders the bubblewrap sandbox binds whole (read-only)."""
 
 
-def _python_dirs() -> list[Path]:
-    """Folders the interpreter needs, outside the system folders bound anyway: its
-    prefixes (a venv and the installation it was made from) and the real executable's."""
-    system = (Path("/usr"), Path("/etc"))
-    found: list[Path] = []
-    exe = Path(os.path.realpath(sys.executable))
-    for d in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, exe.parent.parent}:
-        p = Path(d).resolve()
-        if p == Path("/") or any(p == s or s in p.parents for s in system):
-            continue
-        found.append(p)
-    found.sort(key=lambda p: len(p.parts))
+def _outside_system(p: Path) -> bool:
+    return not any(p == s or s in p.parents for s in SYSTEM_DIRS) and p != Path("/")
+
+
+def python_view() -> list[tuple[str, Path, str]]:
+    """What the interpreter needs to start and import, outside the system folders, as
+    ``(kind, path, link target)`` entries in the order to recreate them: "link" (a
+    symbolic link to recreate, e.g. a venv's ``bin/python``), "file" (the real
+    executable, a venv's ``pyvenv.cfg``) and "dir" (the standard library, its shared
+    library folder, site-packages and every site-packages folder on ``sys.path``).
+    Nothing else of an installation: not a venv's other root files (``pip.conf``,
+    ``.env``), its ``bin/`` scripts, nor a project folder a ``.pth`` file or the current
+    folder puts on ``sys.path``."""
+    import sysconfig
+
+    entries: dict[Path, tuple[str, Path, str]] = {}
+    exe = Path(sys.executable).absolute()
+    for _ in range(40):  # the executable's chain of links, then the file
+        if not os.path.islink(exe):
+            break
+        target = os.readlink(exe)
+        if _outside_system(exe):
+            entries.setdefault(exe, ("link", exe, target))
+        exe = (exe.parent / target).absolute()
+    exe = Path(os.path.realpath(exe))
+    if _outside_system(exe):
+        entries.setdefault(exe, ("file", exe, ""))
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        cfg = Path(prefix) / "pyvenv.cfg"
+        if cfg.is_file() and _outside_system(cfg.absolute()):
+            entries.setdefault(cfg.absolute(), ("file", cfg.absolute(), ""))
+    dirs = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    dirs.add(sysconfig.get_config_var("LIBDIR"))
+    dirs.update(p for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages"))
+    real_dirs = sorted({Path(os.path.realpath(d)) for d in dirs if d and os.path.isdir(d)},
+                       key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for d in real_dirs:
+        if _outside_system(d) and not any(k == d or k in d.parents for k in kept):
+            kept.append(d)
+    for d in kept:
+        entries.setdefault(d, ("dir", d, ""))
+    return sorted(entries.values(), key=lambda e: (len(e[1].parts), str(e[1])))
+
+
+def python_roots() -> list[Path]:
+    """The installations' own folders outside the system folders (a venv's root, the
+    base installation's prefix): the process sandbox covers them, `python_view` put back."""
     out: list[Path] = []
-    for p in found:
-        if not any(o == p or o in p.parents for o in out):
+    for prefix in sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}):
+        p = Path(os.path.realpath(prefix))
+        if _outside_system(p) and p not in out:
             out.append(p)
     return out
 
@@ -163,13 +203,21 @@ def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256
              "--size", str(tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
              "--size", str(disk_mb * 2**20), "--perms", "1777", "--tmpfs", _INSIDE]
     made: set[Path] = set()
-    for d in _python_dirs():
-        for parent in reversed(d.parents):
+    bound: list[Path] = []
+    for kind, path, target in python_view():
+        if any(b in path.parents for b in bound):
+            continue  # inside a folder bound already
+        for parent in reversed(path.parents):
             if parent != Path("/") and parent not in made:
                 args += ["--perms", "0755", "--dir", str(parent)]  # reachable, nothing else
                 made.add(parent)
-        args += ["--ro-bind", str(d), str(d)]
-        made.add(d)
+        if kind == "link":
+            args += ["--symlink", target, str(path)]
+        else:
+            args += ["--ro-bind", str(path), str(path)]
+            if kind == "dir":
+                bound.append(path)
+        made.add(path)
     args += ["--ro-bind", str(script), "/run/hsl/main.py", "--chdir", _INSIDE]
     return args
 
@@ -273,11 +321,19 @@ class PythonSandbox:
             out = f"{type(exc).__name__}: {exc}"
         if out.strip() == "ok":
             return None
-        said = " ".join(out.split())[:200]
+        said = " ".join(out.split())
+        setup = re.fullmatch(r"Error: the python sandbox could not start \((.*)\)\.", said)
+        said = (setup.group(1) if setup else said)[:200]
         if self.isolation == "bwrap":
             return (f"bubblewrap cannot create its sandbox here ({said}); allow user "
                     "namespaces or run where bwrap works, or pass --sandbox process to accept "
                     "weaker isolation")
+        if "unshare" in said or "uid_map" in said or "setgroups" in said or "mount" in said:
+            return ("the python tool's process sandbox needs PID, mount, IPC and network "
+                    f"namespaces of its own, which this machine refuses ({said}); run as "
+                    "root, or allow unprivileged user namespaces (sysctl "
+                    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), "
+                    "or use the default --sandbox bwrap where bubblewrap works")
         return f"the python tool's process sandbox cannot start here ({said})"
 
     # -- one call -------------------------------------------------------------------------
@@ -303,26 +359,22 @@ class PythonSandbox:
                "disk_bytes": self.disk_mb * 2**20, "tmp_bytes": self.tmp_mb * 2**20,
                "nofile": 256, "uid": uid, "gid": gid, "timeout": self.timeout,
                "python": sys.executable, "parent": os.getpid(), "watch_quota": False,
-               "namespaces": "off", "hide": ["/root", "/home"],
-               "keep": [str(d) for d in _python_dirs()]}
+               "namespaces": "off", "pidns": False, "hide": ["/root", "/home"],
+               "keep": [], "cover": []}
         host_work = None
         if self.isolation == "bwrap":
             cfg.update(src="/run/hsl/main.py", work=_INSIDE, tmpdir="/tmp", parent_death=False)
             prefix = bwrap_command(self._bwrap_path() or "bwrap", folder / "main.py",
                                    as_root=as_root and uid is not None, disk_mb=self.disk_mb,
                                    tmp_mb=self.tmp_mb)
-        else:
-            host_work = folder / "work"
-            host_work.mkdir()
+        else:  # namespaces of its own, or no sandbox (setup_error): never a plain process
             prefix = []
-            cfg.update(src=str(folder / "main.py"), work=str(host_work), parent_death=True,
-                       watch_quota=True)
-            if uid is not None:
-                os.chmod(folder, 0o711)
-                os.chown(host_work, uid, gid)
-                cfg["namespaces"] = ("try" if _world_reachable(Path(sys.executable))
-                                     else "require")
-        cfg["nproc"] = self.max_procs + _user_tasks(uid if uid is not None else os.getuid())
+            cfg.update(src=str(folder / "main.py"), work=str(folder), parent_death=True,
+                       namespaces="require", pidns=True,
+                       keep=[[k, str(p), t] for k, p, t in python_view()],
+                       cover=[str(p) for p in python_roots()])
+        # + 2: the supervisor and the PID namespace's first process, when they are the user's
+        cfg["nproc"] = self.max_procs + 2 + _user_tasks(uid if uid is not None else os.getuid())
         return prefix, cfg, host_work
 
     def _execute(self, code: str) -> str:
