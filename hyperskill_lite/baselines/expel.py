@@ -50,10 +50,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import defuse, fence_memory
 from hyperskill_lite.agent.prompts import SENTENCES, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
-from hyperskill_lite.baselines.ops.checks import _numbered, _outcome, check_insight_ops
+from hyperskill_lite.baselines.ops.checks import _outcome, check_insight_ops, framed_notes
 from hyperskill_lite.baselines.ops.notes import InsightOp
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, integer, obj
@@ -131,13 +132,13 @@ def expel_prompt(
     False
     """
     contrast = ""
-    if contrast_query is not None:
-        contrast = fill(
+    if contrast_query is not None:  # a stored experience: framed, each piece defused (ours)
+        contrast = fence_memory(fill(
             _CONTRAST,
             outcome="succeeded" if contrast_success else "failed",
-            query=contrast_query,
-            trajectory=contrast_trajectory or "",
-        )
+            query=defuse(contrast_query),
+            trajectory=defuse(contrast_trajectory or ""),
+        ), "ExpeL's earlier experience") + "\n"
     return fill(
         EXPEL_INSIGHTS,
         rules=rules,
@@ -163,7 +164,7 @@ class ExpeLOps(PromptedOps):
     ) -> list[InsightOp]:
         """ExpeL: rule operations from this episode (and a contrasting one, if any)."""
         prompt = expel_prompt(
-            _numbered(rules),
+            framed_notes(rules, "ExpeL's rules"),
             task.text,
             self._traj(episode),
             _outcome(episode),

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.prompts import NAME, fill
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops import MemoryNote
@@ -132,7 +133,7 @@ class MemPOps(PromptedOps):
         """MemP adjustment: the retrieved procedure corrected with a failed episode."""
         prompt = fill(
             MEMP_REVISE,
-            procedure=note.text,
+            procedure=frame_memory(note.text, "MemP's stored procedure"),
             query=task.text,
             trajectory=self._traj(episode),
             result=_outcome(episode),

@@ -57,8 +57,8 @@ from hyperskill_lite.baselines.ops.checks import (
     _check_guidance,
     _check_knowledge,
     _dict_of_lists,
-    _numbered,
     _outcome,
+    framed_notes,
 )
 from hyperskill_lite.baselines.ops.notes import KnowledgeUpdate
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
@@ -173,7 +173,8 @@ class PlugMemOps(PromptedOps):
     def distill_guidance(self, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
         """PlugMem retrieval, step 2: reason over retrieved knowledge into guidance;
         None when the model judges none of it relevant."""
-        prompt = fill(PLUGMEM_REASON, query=task.text, knowledge=_numbered(notes))
+        prompt = fill(PLUGMEM_REASON, query=task.text,
+                      knowledge=framed_notes(notes, "PlugMem's knowledge"))
         return self.chat_json("plugmem:reason", prompt, _check_guidance)
 
 
