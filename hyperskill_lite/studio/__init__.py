@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from hyperskill_lite.core.confined import write_text
 from hyperskill_lite.core.io.read import gc_paused
 from hyperskill_lite.studio.build import StudioOptions, run_view, studio_data
 from hyperskill_lite.studio.cooccurrence import (
@@ -70,11 +71,16 @@ __all__ = [
 
 
 def build_studio(runs: Sequence[Path | str], out: Path | str, seed: int = 0,
-                 samples: int = 1000, alpha: float = 0.05, title: str = "") -> Path:
+                 samples: int = 1000, alpha: float = 0.05, title: str = "",
+                 root: Path | str | None = None) -> Path:
     """Write the studio page of the given run folders (a demo, compare or sweep folder
-    stands for every run inside it) to the HTML file `out`; returns its path."""
+    stands for every run inside it) to the HTML file `out`, inside the folder `root`
+    (default: `out`'s own) and never through a link leading out of it (core/confined.py);
+    returns its path."""
     folders = expand_runs(runs)
+    out = Path(out)
     with gc_paused():  # records.py: many acyclic containers, freed when done
         data = studio_data([read_run(f) for f in folders],
                            StudioOptions(seed=seed, samples=samples, alpha=alpha), title=title)
-        return write_studio(data, out)
+        write_text(out.absolute().parent if root is None else root, out, render(data))
+        return out
