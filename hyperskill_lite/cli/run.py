@@ -29,8 +29,8 @@ from hyperskill_lite.cli import model_options, protocol_options
 from hyperskill_lite.cli.options import at_least_1, fraction, method_help, method_name
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
-from hyperskill_lite.core.confined import write_text
 from hyperskill_lite.core.config import PRUNE_MODES
+from hyperskill_lite.core.confined import write_text
 from hyperskill_lite.launch import (
     BENCHMARKS,
     ENCODERS,

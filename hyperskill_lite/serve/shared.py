@@ -45,8 +45,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hyperskill_lite.core.confined import check_tree
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.confined import check_tree
 from hyperskill_lite.core.embed import Encoder, default_encoder
 from hyperskill_lite.core.io import (
     MANIFEST,
