@@ -38,7 +38,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-__all__ = ["RecordTable", "RecordView", "Row", "BIG_BYTES", "MAX_ITEMS", "TEXT_CHARS", "SCALARS",
+__all__ = ["RecordTable", "RecordView", "Row", "trimmed", "BIG_BYTES", "MAX_ITEMS", "TEXT_CHARS", "SCALARS",
            "CHUNK"]
 
 BIG_BYTES = 64 * 2**20
@@ -79,16 +79,16 @@ except ImportError:  # pragma: no cover - exercised where orjson is not installe
     _loads = json.loads
 
 
-def _cut(value: Any, depth: int = 0) -> Any:
+def trimmed(value: Any, depth: int = 0) -> Any:
     """`value` with strings cut to `TEXT_CHARS`, lists to `MAX_ITEMS` (and nesting to 6)."""
     if isinstance(value, str):
         return value if len(value) <= TEXT_CHARS else value[: TEXT_CHARS - 1] + "\u2026"
     if depth >= 6:
         return None
     if isinstance(value, list):
-        return [_cut(v, depth + 1) for v in value[:MAX_ITEMS]]
+        return [trimmed(v, depth + 1) for v in value[:MAX_ITEMS]]
     if isinstance(value, dict):
-        return {str(k)[:80]: _cut(v, depth + 1) for k, v in list(value.items())[:MAX_ITEMS]}
+        return {str(k)[:80]: trimmed(v, depth + 1) for k, v in list(value.items())[:MAX_ITEMS]}
     return value
 
 
@@ -131,7 +131,7 @@ class _Column:
             self.values = [bool(v) for v in self.values] if self.kind == "b" \
                 else list(self.values)
             self.kind = "o"
-        self.values.extend(None if v is _MISSING else _cut(v) if type(v) is not str
+        self.values.extend(None if v is _MISSING else trimmed(v) if type(v) is not str
                            or len(v) > TEXT_CHARS else v for v in chunk)
 
     def get(self, i: int) -> Any:
@@ -197,7 +197,7 @@ class RecordTable(Sequence):
             self._add_update(i, r.get("update", _MISSING))
             for key in SPARSE:
                 if key in r:
-                    self._sparse.setdefault(key, {})[i] = _dumps(_cut(r[key]))
+                    self._sparse.setdefault(key, {})[i] = _dumps(trimmed(r[key]))
         self.n += len(chunk)
 
     def _flush_sizes(self, chunk: list[dict[str, Any]], n0: int) -> None:
@@ -207,7 +207,7 @@ class RecordTable(Sequence):
             ok = type(sizes) is dict and all(type(v) is int for v in sizes.values())
             rows.append(sizes if ok else None)
             if not ok and sizes is not _MISSING:
-                self._sparse.setdefault("sizes", {})[n0 + k] = _dumps(_cut(sizes))
+                self._sparse.setdefault("sizes", {})[n0 + k] = _dumps(trimmed(sizes))
         self._has_sizes += bytes(r is not None for r in rows)
         keys = {k for r in rows if r is not None for k in r}
         for key in keys:
@@ -223,7 +223,7 @@ class RecordTable(Sequence):
             self._ret.append(_SEP.join(x[:TEXT_CHARS] for x in value[: MAX_ITEMS * 10]))
         else:
             self._ret.append(None)
-            self._sparse.setdefault("retrieved", {})[i] = _dumps(_cut(value))
+            self._sparse.setdefault("retrieved", {})[i] = _dumps(trimmed(value))
 
     def _add_update(self, i: int, upd: Any) -> None:
         skills = upd.get("skills", []) if type(upd) is dict else None
@@ -239,7 +239,7 @@ class RecordTable(Sequence):
         if not compact:
             self._upd_kind.append(0 if upd is _MISSING else 2)
             if upd is not _MISSING:
-                self._sparse.setdefault("update", {})[i] = _dumps(_cut(upd))
+                self._sparse.setdefault("update", {})[i] = _dumps(trimmed(upd))
             self._upd_edge.append(None)
             self._upd_dedup.append(-1)
             self._upd_nodes.append("")
