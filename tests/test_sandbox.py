@@ -5,8 +5,8 @@ folders go away even after kill -9 of the run.
 
 The bubblewrap tests skip where ``bwrap`` is missing (a fresh CI machine runs `make
 test` before `make live-smoke` installs it); the process-mode tests skip where that
-mode cannot start (run by root on a kernel that refuses mount namespaces while the
-interpreter lives where "nobody" cannot reach it). Measured here (printed with ``-s``):
+mode cannot start (a machine that gives it no PID, mount, IPC and network namespaces:
+tests/test_sandbox_reach.py shows that it then refuses). Measured here (printed with ``-s``):
 the seconds the supervisor took to kill every descendant, and the megabytes a 960 MB
 write got before it failed at the cap."""
 

@@ -15,6 +15,7 @@ hygiene.py           near-duplicates, contradictions, never retrieved, utility
 cooccurrence.py      skill pairs co-occurring beyond chance (configuration-model
                      permutation test, Benjamini-Hochberg)
 records.py           a run's records in one streaming pass, retrievals read on demand
+table.py             a big run's records in compact columns (bounded memory)
 charts.py            the run's charts as data (the page draws them as SVG)
 build.py             all of it as the page's JSON data (`studio_data`)
 render.py            the page: template + vis-network (from pyvis) + data, one file
