@@ -265,7 +265,7 @@ def test_record_writes_no_cassette_when_the_server_is_down(tmp_path, monkeypatch
     assert main(["run", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
                  "--model", "m", "--tasks", str(tasks), "--record", str(cassette),
                  "--out", str(tmp_path / "out"), "--encoder", "hashing", "--search", "none",
-                 "--sandbox", "process"]) == 2
+                 "--sandbox", "process", "--max-retries", "0"]) == 2
     assert "cannot reach the model server" in _error(capsys)
     assert not cassette.exists() and not cassette.parent.exists()
     assert not (tmp_path / "out").exists()
