@@ -273,7 +273,7 @@ class AgentExecutor:
         self, task: Task, context: MemoryContext, steps: list[Step], protocol: str, last: bool,
         notes: str = "",
     ) -> list[dict[str, Any]]:
-        source = str(context.meta.get("source") or "memory")
+        source = str(context.meta.get("source") or "past tasks")
         system = agent_system_prompt(
             context.text, self.tools.schemas(), json_protocol=protocol == "json", source=source
         )

@@ -143,7 +143,7 @@ def describe_tools(schemas: Sequence[Mapping[str, Any]]) -> str:
 
 def agent_system_prompt(
     memory: str = "", tools: Sequence[Mapping[str, Any]] | None = None, json_protocol: bool = False,
-    source: str = "memory",
+    source: str = "past tasks",
 ) -> str:
     """The agent's system message: instructions, the memory context (once) framed as data
     with the memory `source` named (framing.py `frame_memory`: fenced, chat-template

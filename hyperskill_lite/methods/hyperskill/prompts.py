@@ -361,4 +361,4 @@ def merge_prompt(
         content_b=defuse(content_b),
         fragments=fill(MERGE_FRAGMENTS, lines="\n".join(lines)) if lines else "",
     )
-    return fill(MERGE, type=kind, pair=fence_memory(pair, f"the {kind}s A and B") + "\n")
+    return fill(MERGE, type=kind, pair=fence_memory(pair, f"{kind}s A and B") + "\n")
