@@ -19,13 +19,14 @@ Not here: what is drawn (graph.py), lineage and provenance (provenance.py).
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.core.confined import LinkOutside, check_tree, read_json
+from hyperskill_lite.core.confined import LinkOutside, check_tree, leads_out, read_json
 from hyperskill_lite.core.io import FORMAT, MANIFEST, MemoryFormatError, load_memory
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.runner.files import checkpoints, find_state
@@ -102,7 +103,10 @@ def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snaps
     state = find_state(run)
     if state is not None and (state / "memory").is_dir():
         found.append((n_records, "final", state / "memory"))
-    found = [f for f in found if is_hypergraph(f[2], run)]
+    for f in [f for f in found if leads_out(run, f[2])]:  # state/memory linking out
+        log.warning("%s: a link to %s, outside %s; skipped (looking for snapshots)", f[2],
+                    os.path.realpath(f[2]), os.path.realpath(run))
+    found = [f for f in found if not leads_out(run, f[2]) and is_hypergraph(f[2], run)]
     if not found:
         return []
     out: list[Snapshot] = []
