@@ -162,10 +162,14 @@ def test_inspect_skips_a_checkpoint_and_a_run_that_link_out(run, outside, tmp_pa
     sweep.mkdir()
     os.symlink(run, sweep / "a-run")  # leads out of the sweep folder: skipped
     shutil.copytree(run, sweep / "b-run", symlinks=True)
+    memory = sweep / "b-run" / "state" / "memory"
+    shutil.move(memory, outside / "memory")
+    os.symlink(outside / "memory", memory)
     assert main(["inspect", str(sweep), "--samples", "0"]) == 0
     err = capsys.readouterr().err
     assert f"{sweep / 'a-run'}: a link to {run}" in err and "skipped" in err
     assert f"{sweep / 'b-run' / 'checkpoints' / 'maint-0002'}: a link to" in err
+    assert f"{memory}: a link to {outside / 'memory'}" in err
     page = (sweep / "b-run" / "studio.html").read_text()
     assert SECRET not in page and "maint-0004" in page and "maint-0002" not in page
 
