@@ -365,8 +365,8 @@ def _live_parts(spec: RunSpec, cfg: HyperSkillConfig):
         raise ValueError(_no_tasks(spec))
     tasks, available = ordered(raw, spec.episodes, spec.evaluation)
     cassette = None
-    if spec.record:
-        cassette = Cassette(spec.record, mode="record")
+    if spec.record:  # nothing written until the run starts (`_run`)
+        cassette = Cassette(spec.record, mode="record", defer=True)
     elif spec.replay:
         cassette = Cassette(spec.replay, mode="replay")
     llm, judge_llm = make_llms(spec.settings, base_url=spec.base_url, model=spec.model,
@@ -476,6 +476,9 @@ def _run(parts: RunParts, observed: dict[str, Any] | None) -> list[dict[str, Any
     seen = {**(observed or {}), **probe(parts)}
     if spec.live:
         seen["transport"] = spec.settings.transport()
+    cassette = getattr(parts.llm, "cassette", None)
+    if cassette is not None:
+        cassette.begin()  # the run starts: the recording is written from here
     run_episodes(parts.system, parts.tasks, parts.executor, spec.out, judge=parts.judge,
                  learn_judge=parts.learn_judge,
                  maintain_every=parts.maintain_every,

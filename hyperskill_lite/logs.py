@@ -27,7 +27,9 @@ Not here: what is logged (each module logs its own), the progress bar (runner/lo
 from __future__ import annotations
 
 import contextvars
+import errno
 import logging
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -111,6 +113,19 @@ class _RunFileHandler(logging.FileHandler):
     record that could not be written is dropped, and counted in `dropped`."""
 
     dropped = 0
+
+    def _open(self):  # noqa: ANN202 - logging's own signature
+        """The log opened for appending, never through a link (a run folder from someone
+        else may hold ``run.log`` linking anywhere): one line naming it instead."""
+        try:
+            fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PermissionError(f"{self.baseFilename}: a link; a run's log is not "
+                                      "written through a link (replace it by a file)") from None
+            raise
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
         self.dropped += 1

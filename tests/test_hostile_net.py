@@ -6,6 +6,8 @@ as UTF-8 with a note; all through the real HTTP client against loopback servers.
 from __future__ import annotations
 
 import gzip
+import json
+import sys
 import zlib
 
 import pytest
@@ -88,3 +90,86 @@ def test_an_unknown_charset_is_read_as_utf8_with_a_note(web):
     assert "names the charset 'x-no-such-charset', which is not known here: read as UTF-8" in page
     assert "The quay is 400 metres long." in page
     assert tb.log == []
+
+
+# -- every IPv6 form that carries an IPv4 address ---------------------------------------------
+
+EMBEDDED = {  # the form -> the address it carries (loopback or the metadata address)
+    "2002:7f00:1::": "the 6to4 form of 127.0.0.1",
+    "2001:0:4136:e378:8000:63bf:80ff:fffe": "the Teredo client form of 127.0.0.1",
+    "64:ff9b::7f00:1": "the NAT64 form of 127.0.0.1",
+    "64:ff9b::a9fe:a9fe": "the NAT64 form of 169.254.169.254",
+    "64:ff9b:1:7f00:1::": "the local-use NAT64 form of 127.0.1.0",
+    "::127.0.0.1": "the IPv4-compatible form of 127.0.0.1",
+    "::ffff:127.0.0.1": "the IPv4-mapped form of 127.0.0.1",
+    "::ffff:0:a9fe:a9fe": "the IPv4-translated form of 169.254.169.254",
+    "2002:a9fe:a9fe::1": "the 6to4 form of 169.254.169.254",
+}
+_CONNECTS: list[tuple] = []
+_WATCH: list[bool] = []
+_HOOKED: list[bool] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event == "socket.connect" and _WATCH:
+        _CONNECTS.append(args[1])
+
+
+def test_an_address_embedded_in_ipv6_is_judged_as_the_ipv4_it_carries():
+    from hyperskill_lite.agent.tools.net import address_problem, embedded_ipv4
+
+    for form, said in EMBEDDED.items():
+        assert said in (address_problem(form) or ""), form
+    assert address_problem("2002:5db8:d822::1") is None  # 6to4 of a public address
+    assert address_problem("64:ff9b::5db8:d822") is None  # NAT64 of a public address
+    assert address_problem("2606:4700::1111") is None and embedded_ipv4.__doc__
+
+
+def test_every_embedded_form_is_refused_through_the_cli_before_any_connection(tmp_path,
+                                                                             monkeypatch):
+    """A live run (scripted model on loopback, no --allow-local-urls) whose model asks
+    crawl_page for each form at once: each result is the guard's refusal naming the
+    address carried, and no socket of the process ever connects anywhere but to the
+    model server (a stdlib audit hook sees every connect)."""
+    from hyperskill_lite.agent.framing import unframe
+    from hyperskill_lite.cli import main
+    from hyperskill_lite.testing.scripted_replies import prompt_aware_responder, text, tool_calls
+    from hyperskill_lite.testing.scripted_server import ScriptedServer
+
+    urls = {form: f"http://[{form}]:8080/metadata" for form in EMBEDDED}
+
+    def responder(request):
+        msgs = request.get("messages") or [{}]
+        if msgs[0].get("role") != "system":
+            return prompt_aware_responder(request)
+        if any(m.get("role") == "tool" for m in msgs):
+            return text("FINAL ANSWER: refused")
+        return tool_calls([("crawl_page", {"url": u}) for u in urls.values()])
+
+    if not _HOOKED:  # an audit hook stays for the process: added once, inert unless watched
+        sys.addaudithook(_audit)
+        _HOOKED.append(True)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-embedded-000000000000")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "t1", "question": "Read the metadata.", "answer": "x"})
+                     + "\n")
+    with ScriptedServer(responder=responder, model="scripted") as srv:
+        _CONNECTS.clear()
+        _WATCH.append(True)
+        try:
+            assert main(["run", "--backend", "openai", "--base-url", srv.base_url, "--model",
+                         "scripted", "--tasks", str(tasks), "--method", "no-memory",
+                         "--protocol", "tools", "--search", "none", "--sandbox", "process",
+                         "--judge", "exact", "--no-progress",
+                         "--out", str(tmp_path / "run")]) == 0
+        finally:
+            _WATCH.clear()
+        port = int(srv.base_url.split(":")[2].split("/")[0])
+        results = [m["content"] for r in srv.requests for m in r.get("messages", [])
+                   if m.get("role") == "tool"]
+    assert len(results) >= len(EMBEDDED)
+    for (form, said), seen in zip(EMBEDDED.items(), results[-len(EMBEDDED):]):
+        body = unframe(seen)
+        assert body.startswith(f"Error: refused {urls[form]}: {form} is a "), body
+        assert f"({said})" in body and "--allow-local-urls" in body, body
+    assert _CONNECTS and all(addr[1] == port for addr in _CONNECTS), _CONNECTS

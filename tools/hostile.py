@@ -25,8 +25,16 @@ the metadata itself: the run must refuse it before it starts (exit 2, one ``erro
 line). It prints, per case, the seconds from the model's tool call to the tool's
 result (the scripted server's arrival times of the two requests) and the peak RSS.
 
-Exit code 0 only when every case passed. Cases run four at a time, the two slow drips
-first (they wait, they do not compute).
+A folder case, ``big-run`` (issue 46), makes a run folder whose ``episodes.jsonl`` holds
+1 GB of records (``--big-mb``; a short SkillWorld run's records repeated, each copy's node
+and hyperedge ids shifted so they stay distinct, as in a long run; about 15 s) and runs
+``inspect`` and ``report`` on it side by side as child processes; it checks that each
+exits 0 with no traceback and a peak RSS under 500 MB, that the page stays small and says
+that the run was read in bounded memory, and prints the time and peak RSS of each. The
+folder is removed when the case ends (it is the largest thing the suite writes).
+
+Exit code 0 only when every case passed. Cases run four at a time, the big run and the
+two slow drips first (the big run computes longest; the drips wait, they do not compute).
 """
 
 from __future__ import annotations
@@ -55,6 +63,14 @@ from hyperskill_lite.testing.testweb_hostile import HostileWeb  # noqa: E402
 MARKER = "hostile.json"
 RSS_LIMIT = 1.5e9
 """Bytes of peak RSS a case may reach (the issue's acceptance)."""
+BIG = "big-run"
+"""The folder case: inspect and report on a big run folder (issue 46)."""
+BIG_MB = 1000
+"""Megabytes of records in the big run folder (1 GB: issue 46's acceptance)."""
+BIG_RSS_LIMIT = 500e6
+"""Bytes of peak RSS `inspect` and `report` may reach on it."""
+BIG_PAGE_LIMIT = 20e6
+"""Bytes the big run's studio page may take."""
 
 
 @dataclass
@@ -107,6 +123,105 @@ CASES = [
     Case("attachment-out", "", "", "refused: attachments must stay inside the benchmark's "
          "folder", row_file="../outside/secret.txt", outside=True),
 ]
+
+
+def make_big_run(folder: Path, megabytes: int) -> dict[str, Any]:
+    """A run folder `folder`/run whose records file holds `megabytes` MB: a 40-episode
+    SkillWorld run (its run.json, state and checkpoints kept) with its records repeated,
+    each copy's node and hyperedge ids shifted by 1000 per copy and every index its
+    position. What it made: records, bytes, seconds."""
+    import re
+
+    t0 = time.monotonic()
+    small = folder / "small"
+    done = subprocess.run([sys.executable, "-m", "hyperskill_lite", "run", "--episodes", "40",
+                           "--encoder", "hashing", "--no-progress", "--out", str(small)],
+                          capture_output=True, text=True, cwd=folder,
+                          env={**os.environ, "HYPERSKILL_CACHE": "off"})
+    if done.returncode != 0:
+        raise RuntimeError(f"the small run failed: {done.stderr[-500:]}")
+    big = folder / "run"
+    shutil.copytree(small, big, ignore=shutil.ignore_patterns("episodes.jsonl", "run.log"))
+    ident = re.compile(rb'"([sue])(\d+)"')
+    templates = []
+    for line in (small / "episodes.jsonl").read_bytes().splitlines():
+        rec = json.loads(line)
+        rec["index"] = -1
+        raw = json.dumps(rec, sort_keys=True).encode()
+        pieces, pos = [], 0
+        for m in ident.finditer(raw):
+            pieces += [raw[pos:m.start()], (m.group(1), int(m.group(2)))]
+            pos = m.end()
+        pieces.append(raw[pos:])
+        templates.append(pieces)
+    target, written, n = megabytes * 10**6, 0, 0
+    with open(big / "episodes.jsonl", "wb", buffering=1 << 22) as f:
+        while written < target:
+            copy, k = divmod(n, len(templates))
+            shift = copy * 1000
+            line = b"".join(p if isinstance(p, bytes) else b'"%s%d"' % (p[0], p[1] + shift)
+                            for p in templates[k]).replace(b'"index": -1', b'"index": %d' % n,
+                                                           1) + b"\n"
+            f.write(line)
+            written += len(line)
+            n += 1
+    shutil.rmtree(small)
+    return {"records": n, "bytes": written, "seconds": round(time.monotonic() - t0, 1)}
+
+
+def run_big(folder: Path, megabytes: int) -> dict[str, Any]:
+    """The big-run case: `inspect` and `report` side by side on `make_big_run`'s folder;
+    per command its exit code, seconds, peak RSS (os.wait4) and output."""
+    folder.mkdir(parents=True, exist_ok=True)
+    made = make_big_run(folder, megabytes)
+    run = folder / "run"
+    commands = {"inspect": ["inspect", str(run), "--samples", "0"],
+                "report": ["report", str(run)]}
+    procs = {}
+    t0 = time.monotonic()
+    for name, args in commands.items():
+        log = (folder / f"{name}.txt").open("wb")
+        procs[name] = (subprocess.Popen([sys.executable, "-m", "hyperskill_lite", *args],
+                                        stdout=log, stderr=subprocess.STDOUT, cwd=folder,
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"}), log)
+    got: dict[str, Any] = {"made": made}
+
+    def wait(name: str) -> None:  # each in its own thread: each command's own end
+        proc, log = procs[name]
+        _, status, usage = os.wait4(proc.pid, 0)
+        log.close()
+        got[name] = {"rc": os.waitstatus_to_exitcode(status),
+                     "seconds": round(time.monotonic() - t0, 1),
+                     "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+                     "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+                     "output": (folder / f"{name}.txt").read_text(errors="replace")}
+
+    with ThreadPoolExecutor(len(procs)) as waiters:
+        list(waiters.map(wait, procs))
+    page = run / "studio.html"
+    got["page_bytes"] = page.stat().st_size if page.is_file() else None
+    got["page_says"] = page.is_file() and "read in bounded memory" in page.read_text(
+        encoding="utf-8", errors="replace")
+    shutil.rmtree(run, ignore_errors=True)  # a gigabyte: never kept
+    return got
+
+
+def check_big(got: dict[str, Any]) -> list[str]:
+    """What is wrong with the big-run case (empty: it passed)."""
+    problems = []
+    for name in ("inspect", "report"):
+        r = got[name]
+        if r["rc"] != 0:
+            problems.append(f"{name} exited {r['rc']}: {r['output'][-300:]!r}")
+        if "Traceback" in r["output"]:
+            problems.append(f"a traceback in {name}'s output")
+        if r["peak_rss_mb"] * 1024 * 1024 > BIG_RSS_LIMIT:
+            problems.append(f"{name}: peak RSS {r['peak_rss_mb']} MB over 500 MB")
+    if got["page_bytes"] is None or got["page_bytes"] > BIG_PAGE_LIMIT:
+        problems.append(f"the page is {got['page_bytes']} bytes (at most {BIG_PAGE_LIMIT:.0f})")
+    if not got["page_says"]:
+        problems.append("the page does not say the run was read in bounded memory")
+    return problems
 
 
 def responder(cases: dict[str, Case], web: HostileWeb):
@@ -228,8 +343,11 @@ def check(case: Case, got: dict[str, Any], seen: str | None) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "hostile")
-    ap.add_argument("--case", action="append", choices=[c.name for c in CASES], default=None)
+    ap.add_argument("--case", action="append", choices=[c.name for c in CASES] + [BIG],
+                    default=None)
     ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--big-mb", type=int, default=BIG_MB,
+                    help="megabytes of records in the big-run case (default: 1000)")
     args = ap.parse_args(argv)
     args.out = args.out.resolve()  # each case's run starts in its own folder
     claim_folder(args.out, MARKER, "hostile-suite folder", "hyperskill_lite.hostile/1", {})
@@ -237,15 +355,18 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(old, ignore_errors=True)
     suite = Path(tempfile.mkdtemp(prefix="suite-", dir=args.out))
     cases = [c for c in CASES if args.case is None or c.name in args.case]
+    big = args.case is None or BIG in args.case
     t0 = time.monotonic()
     with HostileWeb(files=any(c.attachment for c in cases)) as web, ScriptedServer(
             responder=responder({c.tag: c for c in cases}, web), model="scripted") as srv:
         print(f"hostile web and scripted model on loopback ({time.monotonic() - t0:.0f} s to "
-              f"make the files); {len(cases)} cases, {args.workers} at a time", flush=True)
+              f"make the files); {len(cases) + big} cases, {args.workers} at a time", flush=True)
         order = sorted(cases, key=lambda c: not c.name.startswith("slow"))  # waits first
         with ThreadPoolExecutor(args.workers) as pool:
+            big_run = pool.submit(run_big, suite / BIG, args.big_mb) if big else None
             runs = dict(zip([c.name for c in order], pool.map(
                 lambda c: run_case(c, suite / c.name, web, srv), order)))
+            big_got = big_run.result() if big_run is not None else None
         rows = []
         for c in cases:
             got = runs[c.name]
@@ -256,13 +377,33 @@ def main(argv: list[str] | None = None) -> int:
                          "tool_seconds": secs, "peak_rss_mb": got["peak_rss_mb"],
                          "run_seconds": got["seconds"], "exit": got["rc"],
                          "result": body.splitlines()[0][:160] if body else ""})
+        if big_got is not None:
+            problems = check_big(big_got)
+            i, r = big_got["inspect"], big_got["report"]
+            rows.append({"case": BIG, "ok": not problems, "problems": problems,
+                         "tool_seconds": None, "run_seconds": max(i["seconds"], r["seconds"]),
+                         "peak_rss_mb": max(i["peak_rss_mb"], r["peak_rss_mb"]), "exit": 0,
+                         "big": {"records": big_got["made"]["records"],
+                                 "bytes": big_got["made"]["bytes"],
+                                 "make_seconds": big_got["made"]["seconds"],
+                                 "page_bytes": big_got["page_bytes"],
+                                 **{n: {k: big_got[n][k] for k in ("rc", "seconds", "cpu_seconds",
+                                                                    "peak_rss_mb")}
+                                    for n in ("inspect", "report")}},
+                         "result": (f"{big_got['made']['bytes'] / 1e6:.0f} MB of records "
+                                    f"({big_got['made']['records']:,}): inspect {i['seconds']:.0f} s "
+                                    f"(CPU {i['cpu_seconds']:.0f} s) {i['peak_rss_mb']:.0f} MB, "
+                                    f"report {r['seconds']:.0f} s (CPU {r['cpu_seconds']:.0f} s) "
+                                    f"{r['peak_rss_mb']:.0f} MB, page "
+                                    f"{(big_got['page_bytes'] or 0) / 1e6:.1f} MB")})
     total = round(time.monotonic() - t0, 1)
     (args.out / "summary.json").write_text(json.dumps(
         {"format": "hyperskill_lite.hostile/1", "seconds": total, "cases": rows}, indent=1)
         + "\n")
     print(f"\n{'case':<16} {'ok':<4} {'to result':>10} {'peak RSS':>10}  result")
     for r in rows:
-        secs = f"{r['tool_seconds']:.2f} s" if r["tool_seconds"] is not None else "refused"
+        secs = (f"{r['tool_seconds']:.2f} s" if r["tool_seconds"] is not None
+                else f"{r['run_seconds']:.0f} s" if r["case"] == BIG else "refused")
         print(f"{r['case']:<16} {'yes' if r['ok'] else 'NO':<4} {secs:>10} "
               f"{r['peak_rss_mb']:>7.0f} MB  {r['result'][:90]}")
         for p in r["problems"]:

@@ -29,6 +29,12 @@ cassette too, so a replay needs no network and no tool backends.
 The step budget (``max_steps = 10``) is our choice: the paper gives none. Tool results are cut at `max_observation_chars` in the messages;
 the tools themselves return long pages and files in pages, so nothing is lost to the cut.
 
+The memory context reaches the model framed as data too (framing.py `frame_memory`, our
+addition): fenced in ``<memory_data source=...>`` with the memory named (the runner puts
+the memory system's name in ``context.meta["source"]``), its chat-template tokens and
+forged role lines defused, like a within-episode note. What a memory stored was written
+from pages and replies of earlier episodes.
+
 Every tool result reaches the model framed as data (framing.py, our addition): fenced in
 ``<tool_output tool=... source=...>`` with the tool and its source (the URL, the file,
 the search query) named, chat-template tokens and forged role lines inside it defused,
@@ -56,7 +62,7 @@ from hyperskill_lite.agent.actions import (
     short,
     text_action,
 )
-from hyperskill_lite.agent.framing import defuse, frame, tool_source, unframe
+from hyperskill_lite.agent.framing import defuse, frame, frame_memory, tool_source, unframe
 from hyperskill_lite.agent.prompts import action_schema, agent_system_prompt
 from hyperskill_lite.agent.tools.files import ATTACHMENT_KEYS
 from hyperskill_lite.agent.tools.toolbox import Toolbox
@@ -266,12 +272,13 @@ class AgentExecutor:
         self, task: Task, context: MemoryContext, steps: list[Step], protocol: str, last: bool,
         notes: str = "",
     ) -> list[dict[str, Any]]:
+        source = str(context.meta.get("source") or "past tasks")
         system = agent_system_prompt(
-            context.text, self.tools.schemas(), json_protocol=protocol == "json"
+            context.text, self.tools.schemas(), json_protocol=protocol == "json", source=source
         )
         user = f"Task: {task.text}"
         if notes:  # within-episode memory, shown until a newer note replaces it
-            user += f"\n\n## Noted so far in this task\n{notes}"
+            user += f"\n\n## Noted so far in this task\n{frame_memory(notes, source + ' notes')}"
         dropped = max(0, len(steps) - self.window)
         if dropped:
             user += f"\n\n(Steps 1-{dropped} are no longer shown; the most recent steps follow.)"

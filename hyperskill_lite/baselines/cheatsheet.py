@@ -48,9 +48,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, framed_notes
 from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, obj
@@ -152,8 +153,8 @@ class CheatsheetOps(PromptedOps):
         shown = "\n\n".join(f"[{i}] {clip_middle(n.text, per)}" for i, n in enumerate(similar, 1))
         prompt = fill(
             CHEATSHEET_SYNTHESIZE,
-            cheatsheet=_numbered(sheet),
-            similar=shown or "(none)",
+            cheatsheet=framed_notes(sheet, "the previous cheatsheet"),
+            similar=frame_memory(shown, "earlier similar tasks") if shown else "(none)",
             query=task.text,
             max_entries=max_entries,
         )

@@ -47,7 +47,7 @@ from typing import Any
 
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, _numbered
+from hyperskill_lite.baselines.ops.checks import _check_cheatsheet, framed_notes
 from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, integer, obj
@@ -157,7 +157,7 @@ class CumulativeCheatsheetOps(PromptedOps):
         answer = f"Final answer: {episode.answer}" if episode.answer else "No final answer."
         prompt = fill(
             CHEATSHEET_CURATE,
-            cheatsheet=_numbered(entries, with_count=True),
+            cheatsheet=framed_notes(entries, "the cheatsheet", with_count=True),
             query=task.text,
             trajectory=self._traj(episode),
             answer=answer,

@@ -52,9 +52,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hyperskill_lite.agent.framing import defuse, fence_memory
 from hyperskill_lite.agent.prompts import SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops.checks import _items, _numbered, _outcome
+from hyperskill_lite.baselines.ops.checks import _items, _outcome, framed_notes
 from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.core.records import ContextItem
@@ -185,13 +186,13 @@ def expel_prompt(
     False
     """
     contrast = ""
-    if contrast_query is not None:
-        contrast = fill(
+    if contrast_query is not None:  # a stored experience: framed, each piece defused (ours)
+        contrast = fence_memory(fill(
             _CONTRAST,
             outcome="succeeded" if contrast_success else "failed",
-            query=contrast_query,
-            trajectory=contrast_trajectory or "",
-        )
+            query=defuse(contrast_query),
+            trajectory=defuse(contrast_trajectory or ""),
+        ), "ExpeL's earlier experience") + "\n"
     return fill(
         EXPEL_INSIGHTS,
         rules=rules,
@@ -259,7 +260,7 @@ class ExpeLOps(PromptedOps):
     ) -> list[InsightOp]:
         """ExpeL: rule operations from this episode (and a contrasting one, if any)."""
         prompt = expel_prompt(
-            _numbered(rules),
+            framed_notes(rules, "ExpeL's rules"),
             task.text,
             self._traj(episode),
             _outcome(episode),

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops.checks import check_importance
 from hyperskill_lite.baselines.ops.notes import MemoryNote
@@ -115,7 +116,8 @@ class GenerativeOps(PromptedOps):
     def rate_relevance(self, case: MemoryNote, task: Task) -> int:
         """Generative (AgentSquare): how much a stored successful case helps with `task`,
         1-10 (a reply without a usable score is an error, then the one re-ask)."""
-        prompt = fill(GENERATIVE_RELEVANCE, case=clip_middle(case.text, 4000),
+        prompt = fill(GENERATIVE_RELEVANCE,
+                      case=frame_memory(clip_middle(case.text, 4000), "a stored case"),
                       query=task.text)
         return self.chat_json("relevance", prompt, check_importance)
 

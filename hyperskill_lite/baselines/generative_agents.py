@@ -53,9 +53,14 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops.checks import _numbered, check_importance, check_notes
+from hyperskill_lite.baselines.ops.checks import (
+    check_importance,
+    check_notes,
+    framed_notes,
+)
 from hyperskill_lite.baselines.ops.notes import MemoryNote
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.llm.structured import arr, integer, obj
@@ -180,7 +185,8 @@ class GenerativeAgentsOps(PromptedOps):
     )
     def rate_importance(self, note: MemoryNote) -> int:
         """Generative Agents: importance (poignancy) of a memory, 1-10."""
-        prompt = fill(GENERATIVE_IMPORTANCE, memory=clip_middle(note.text, 4000))
+        prompt = fill(GENERATIVE_IMPORTANCE,
+                      memory=frame_memory(clip_middle(note.text, 4000), "the memory stream"))
         return self.chat_json("importance", prompt, check_importance)
 
     @operation(
@@ -191,7 +197,7 @@ class GenerativeAgentsOps(PromptedOps):
     )
     def reflect(self, notes: list[MemoryNote]) -> list[MemoryNote]:
         """Generative Agents: 1-3 high-level insights inferred from recent memories."""
-        memories = clip_middle(_numbered(notes), self.llm.max_trajectory_chars)
+        memories = framed_notes(notes, "the memory stream", limit=self.llm.max_trajectory_chars)
         prompt = fill(GENERATIVE_REFLECT, memories=memories)
         return self.chat_json("reflect", prompt, lambda o: check_notes(o, ("insights",)))
 

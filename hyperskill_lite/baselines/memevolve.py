@@ -78,6 +78,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.prompts import SENTENCES
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops.checks import _dict_of_lists, _outcome
@@ -262,7 +263,8 @@ class LightweightOps(PromptedOps):
         prompt = fill(
             LIGHTWEIGHT_SHORTTERM,
             query=task.text,
-            notes="\n".join(f"- {n}" for n in notes) or "(nothing yet)",
+            notes=frame_memory("\n".join(f"- {n}" for n in notes), "this task's notes")
+            or "(nothing yet)",
             step=clip_middle(step, self.llm.max_trajectory_chars),
         )
 

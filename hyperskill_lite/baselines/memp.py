@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.prompts import NAME
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
 from hyperskill_lite.baselines.ops.checks import _outcome, check_notes
@@ -190,7 +191,7 @@ class MemPOps(PromptedOps):
         """MemP adjustment: the retrieved procedure corrected with a failed episode."""
         prompt = fill(
             MEMP_REVISE,
-            procedure=note.text,
+            procedure=frame_memory(note.text, "MemP's stored procedure"),
             query=task.text,
             trajectory=self._traj(episode),
             result=_outcome(episode),

@@ -56,7 +56,7 @@ from typing import Any
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES
 from hyperskill_lite.agent.replies import clean_name
 from hyperskill_lite.baselines.base import BaselineMemory, note_item, register_baseline
-from hyperskill_lite.baselines.ops.checks import _body, _dict_of_lists, _numbered, _outcome
+from hyperskill_lite.baselines.ops.checks import _body, _dict_of_lists, _outcome, framed_notes
 from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _as_list, _clean
 from hyperskill_lite.baselines.ops.prompted import PromptedOps
 from hyperskill_lite.core.records import Polarity
@@ -288,7 +288,8 @@ class PlugMemOps(PromptedOps):
     def distill_guidance(self, task: Task, notes: list[MemoryNote]) -> MemoryNote | None:
         """PlugMem retrieval, step 2: reason over retrieved knowledge into guidance;
         None when the model judges none of it relevant."""
-        prompt = fill(PLUGMEM_REASON, query=task.text, knowledge=_numbered(notes))
+        prompt = fill(PLUGMEM_REASON, query=task.text,
+                      knowledge=framed_notes(notes, "PlugMem's knowledge"))
         return self.chat_json("plugmem:reason", prompt, _check_guidance)
 
 

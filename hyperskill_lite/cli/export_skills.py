@@ -5,7 +5,9 @@ folder.
 DIR is a memory folder (a served one: its journal's updates are included), or a run
 folder (its saved state's memory). Skills are ranked by utility (Eq. 3) and filtered
 with ``--min-utility`` and ``--top``. Nothing in OUT that this command did not write is
-overwritten. Read the skills before you install them: an agent follows them.
+overwritten. Read the skills before you install them: an agent follows them. Neither DIR
+nor OUT is read or written through a link leading out of it (core/confined.py): such a
+link is one ``error:`` line naming it.
 
 Not here: the file format (serve/agent_skills.py).
 """
@@ -16,6 +18,7 @@ import argparse
 from pathlib import Path
 
 from hyperskill_lite.cli.options import at_least_1, fraction
+from hyperskill_lite.core.confined import check_tree
 from hyperskill_lite.serve.agent_skills import export_skills
 from hyperskill_lite.serve.bounds import SCOPE_PATTERN
 from hyperskill_lite.serve.scopes import scope_folder
@@ -66,6 +69,11 @@ def command(args: argparse.Namespace) -> int:
         folder = scope_folder(folder, args.scope)
         if not (folder / "manifest.json").is_file():
             raise FileNotFoundError(f"{folder}: no scope {args.scope!r} in this folder")
+        check_tree(folder)  # the scope's memory read: nothing through a link leading out
+    else:
+        check_tree(args.memory, folder)  # the memory read: nothing through a link leading out
+    if args.to.is_dir():
+        check_tree(args.to)  # the export target: nothing written through one either
     shared = SharedMemory(folder, readonly=True)
     polarity = None if args.polarity == "all" else args.polarity
     report = export_skills(shared.memory, args.to, memory_name=folder.name,

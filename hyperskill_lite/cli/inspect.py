@@ -10,6 +10,12 @@ exportable as CSV), with two runs side by side. It needs no server and loads not
 it by double-click, or attach it to a review. A demo, compare or sweep folder stands for
 every run inside it.
 
+Run folders are read without following a link out of them, and the page is written
+without following one out of its folder (core/confined.py): a run.json or records file
+that links elsewhere is one ``error:`` line naming it, and nothing outside lands on the
+page. A big run is read in bounded memory and its page bounded (studio/table.py,
+studio/build.py): what was sampled or left out is said on the page.
+
 Not here: what the page holds (studio/).
 """
 
@@ -19,6 +25,7 @@ import argparse
 import time
 from pathlib import Path
 
+from hyperskill_lite.core.confined import inside
 from hyperskill_lite.studio import build_studio
 from hyperskill_lite.studio.render import is_studio_page
 from hyperskill_lite.studio.runs import expand_runs
@@ -49,16 +56,18 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
     return p
 
 
-def _default_out(folders: list[Path]) -> Path:
+def _default_out(folders: list[Path]) -> tuple[Path, Path]:
+    """(the page's default path, the folder it is written inside)."""
     if len(folders) == 1:
-        return folders[0] / DEFAULT_NAME
+        return folders[0] / DEFAULT_NAME, folders[0]
     parents = [f.resolve().parent.parts for f in folders]
     common: list[str] = []
     for level in zip(*parents):
         if len(set(level)) != 1:
             break
         common.append(level[0])
-    return Path(*common) / DEFAULT_NAME if common else Path(DEFAULT_NAME)
+    where = Path(*common) if common else Path(".")
+    return where / DEFAULT_NAME, where
 
 
 def command(args: argparse.Namespace) -> int:
@@ -67,7 +76,11 @@ def command(args: argparse.Namespace) -> int:
     if not 0.0 < args.alpha < 1.0:
         raise ValueError(f"--alpha must be between 0 and 1, got {args.alpha}")
     folders = expand_runs(args.runs)
-    out = args.out if args.out is not None else _default_out(folders)
+    if args.out is not None:
+        out, root = args.out, args.out.absolute().parent
+    else:
+        out, root = _default_out(folders)
+    inside(root, out)  # a page that is a link leading out of its folder: refused
     if out.exists() and out.is_dir():
         raise IsADirectoryError(f"{out}: is a folder; give --out a file name ending in .html")
     if out.exists() and not is_studio_page(out):
@@ -75,7 +88,7 @@ def command(args: argparse.Namespace) -> int:
                               "it (choose another --out)")
     t0 = time.perf_counter()
     path = build_studio(folders, out, seed=args.seed, samples=args.samples, alpha=args.alpha,
-                        title=args.title)
+                        title=args.title, root=root)
     size = path.stat().st_size / 1e6
     print(f"wrote {path} ({len(folders)} run{'s' if len(folders) > 1 else ''}, {size:.1f} MB, "
           f"{time.perf_counter() - t0:.1f} s): open it in a browser")

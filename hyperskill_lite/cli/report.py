@@ -11,25 +11,36 @@ for every run inside it (``report runs/demo``; ``runs/demo/*`` works too, its fi
 figures skipped). Runs are named by their method, with the profile or benchmark and seed
 added where the names would otherwise repeat.
 
+Run folders are read, and the report written, without following a link out of them
+(core/confined.py): a ``figures/summary.txt`` that links to a file elsewhere is one
+``error:`` line naming it, and nothing outside changes. A big run's records are read in
+bounded memory (studio/table.py).
+
 Not here: the figures (plots/), reading records (runner/, studio/runs.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 
 from hyperskill_lite.cli.folders import claim_folder
+from hyperskill_lite.core.confined import inside, write_bytes, write_text
 from hyperskill_lite.plots.runs import report_figures
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.health import memory_health
 from hyperskill_lite.runner.summary import summarize, summary_table
+from hyperskill_lite.studio.records import evaluated
 from hyperskill_lite.studio.runs import expand_runs, read_run, run_names
 
 __all__ = ["add_parser", "command"]
 
 REPORT_FILE = "report.json"
 REPORT_FORMAT = "hyperskill_lite.report/1"
+OUTPUTS = (REPORT_FILE, "summary.txt", "cumulative_sr.png", "memory_growth.png",
+           "maintenance.png")
+"""The files `report` writes into its folder."""
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -49,22 +60,25 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 def command(args: argparse.Namespace) -> int:
     folders = expand_runs(args.runs)
+    if args.out is not None:
+        out, root = args.out, args.out
+    elif len(folders) == 1:
+        out, root = folders[0] / "figures", folders[0]
+    else:
+        root = Path(*_common(folders))
+        out = root / "report"
+    for name in OUTPUTS:  # a link leading out: refused before anything is read
+        inside(root, out / name)
     read = [read_run(r) for r in folders]
     names = run_names([r.info for r in read])
     runs = {name: r.records for name, r in zip(names, read)}
     infos = {name: r.info for name, r in zip(names, read)}
-    if args.out is not None:
-        out = args.out
-    elif len(folders) == 1:
-        out = folders[0] / "figures"
-    else:
-        out = Path(*_common(folders)) / "report"
     claim_folder(out, REPORT_FILE, "report folder", REPORT_FORMAT,
-                 {"runs": [str(r) for r in folders]})
+                 {"runs": [str(r) for r in folders]}, root=root)
     baseline = next((n for n in names if infos[n].get("method") == "no-memory"), None)
     protocols = {n: EvalProtocol.from_dict(infos[n].get("protocol")) for n in names}
     # the table covers the evaluated episodes; the health lines what the memory did all run
-    rows = {n: {**summarize(protocols[n].evaluated(r)), **memory_health(r)}
+    rows = {n: {**summarize(evaluated(protocols[n], r)), **memory_health(r)}
             for n, r in runs.items()}
     table = summary_table(rows, baseline=baseline, health=True)
     split = [f"{n}: {p.describe()}" for n, p in protocols.items() if not p.is_paper]
@@ -76,9 +90,11 @@ def command(args: argparse.Namespace) -> int:
         table = ("SkillWorld runs are an offline simulation: NOT the paper's numbers\n"
                  + table)
     print(table)
-    (out / "summary.txt").write_text(table + "\n")
-    for path in report_figures(runs, out, title=args.title):
-        print(f"wrote {path}")
+    write_text(root, out / "summary.txt", table + "\n")
+    with tempfile.TemporaryDirectory(prefix="hsl-report-") as tmp:  # drawn apart, then
+        for drawn in report_figures(runs, Path(tmp), title=args.title):  # put in place
+            write_bytes(root, out / drawn.name, drawn.read_bytes())
+            print(f"wrote {out / drawn.name}")
     print(f"wrote {out / 'summary.txt'}")
     return 0
 

@@ -4,7 +4,10 @@ The arguments become a `launch.RunSpec`; a live run first checks its server (the
 preflight, before the run folder exists: a missing or refused key or an unknown model is
 one error line and exit 2); the command then says where it writes and whether it starts,
 resumes or finds the run complete, runs it (launch.py) with its log in ``OUT/run.log``,
-and prints the Table-1-style summary. SkillWorld runs say that their numbers are a
+and prints the Table-1-style summary. A complete run is only read: its summary shows
+from a read-only folder too. ``--record FILE`` writes nothing until the run starts (a
+refused preflight leaves no cassette behind). The folder is read and written without
+following a link out of it (core/confined.py). SkillWorld runs say that their numbers are a
 simulation. A live run in which every episode failed exits 1; a run that finished with
 errored episodes (an exception outside the tools, or a process that died in one twice:
 recorded as failed, never replayed) exits 3 (`EXIT_ERRORED`) and its last line says how
@@ -27,6 +30,7 @@ from hyperskill_lite.cli.options import at_least_1, fraction, method_help, metho
 from hyperskill_lite.cli.tool_options import add_arguments as add_tool_arguments
 from hyperskill_lite.cli.tool_options import settings_from_args as tool_settings
 from hyperskill_lite.core.config import PRUNE_MODES
+from hyperskill_lite.core.confined import write_text
 from hyperskill_lite.core.embed import ENCODERS, encoder_known
 from hyperskill_lite.launch import RunSpec, check_server, execute, prepare
 from hyperskill_lite.llm.client import BENCHMARKS
@@ -148,33 +152,38 @@ def command(args: argparse.Namespace) -> int:
     if spec.episodes is not None and spec.episodes > parts.available:
         print(f"note: {spec.task_source} has {parts.available} tasks; running all of them "
               f"(--episodes {spec.episodes} asked for more)")
-    _say_status(spec.out, parts, n)
-    with logs.run_log(spec.out, logs.file_level(args.log_level)):
-        records = execute(parts, observed=observed)
+    done = _say_status(spec.out, parts, n)
+    if done >= n:  # complete: nothing runs and nothing is written (a read-only folder too)
+        records = read_records(spec.out, repair=False)
+    else:
+        with logs.run_log(spec.out, logs.file_level(args.log_level)):
+            records = execute(parts, observed=observed)
     print()
-    _print_summary(spec, parts, records)
+    _print_summary(spec, parts, records, ran=done < n)
     return _outcome(spec, records)
 
 
-def _say_status(out: Path, parts, n: int) -> None:
-    """Say whether the run starts, resumes or is complete; a folder that holds another
-    run, or another run's memory, is refused first (never "already complete" and then a
-    refusal)."""
+def _say_status(out: Path, parts, n: int) -> int:
+    """Say whether the run starts, resumes or is complete, and return the finished
+    episodes; a folder that holds another run, or another run's memory, or a link
+    leading out of it, is refused first (never "already complete" and then a refusal).
+    Reads only."""
     spec = parts.spec
     problem = resume_problem(out, run_settings(parts.tasks, parts.maintain_every,
                                                spec.evaluation, parts.info), parts.system)
     if problem is not None:
         raise RunError(problem)
-    done = len(read_records(out)) if (out / "episodes.jsonl").exists() else 0
+    done = len(read_records(out, repair=False)) if (out / "episodes.jsonl").exists() else 0
     if done >= n:
         print(f"{out}: already complete ({n} episodes); showing its summary")
     elif done:
         print(f"{out}: resuming at episode {done + 1} of {n}")
     else:
         print(f"{out}: {parts.system.name} on {n} task(s) of {spec.task_source}")
+    return done
 
 
-def _print_summary(spec: RunSpec, parts, records: list[dict]) -> None:
+def _print_summary(spec: RunSpec, parts, records: list[dict], ran: bool = True) -> None:
     if not spec.live:
         print(f"SkillWorld '{spec.profile}' profile, seed {spec.seed}, encoder {spec.encoder} "
               f"({SIMULATION})")
@@ -184,7 +193,7 @@ def _print_summary(spec: RunSpec, parts, records: list[dict]) -> None:
     print(summary_table({parts.system.name: summarize(spec.evaluation.evaluated(records))},
                         baseline=None))
     print(health_line(parts.system.name, summarize(records)))
-    if spec.live:
+    if spec.live and ran:  # a complete run made no call here: its usage.json stays
         _report_usage(parts.llm, spec.out)
     if spec.split == "test":
         print(f"GAIA test split: not scored here (answers withheld); leaderboard submission "
@@ -224,7 +233,7 @@ def _report_usage(llm, out: Path) -> None:
     doc = {"structured": llm.structured, "structured_mode": llm.structured_mode,
            "structured_probe": llm.structured_probe, "structured_refused": llm.structured_refused,
            **llm.usage.to_dict()}
-    (out / "usage.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+    write_text(out, out / "usage.json", json.dumps(doc, indent=1, sort_keys=True))
     print(f"structured outputs: {llm.structured} -> {llm.structured_mode}")
     for op, row in sorted(llm.usage.outcomes.items()):
         n = sum(row.values())

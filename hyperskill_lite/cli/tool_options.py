@@ -163,8 +163,9 @@ def add_arguments(group: argparse._ActionsContainer, *, corpus: bool = True) -> 
                        help="python tool isolation: bwrap (bubblewrap: no network, no home, "
                        "read-only system, capped tmpfs folders; a run refuses to start "
                        "without it) or process, an explicit choice of weaker isolation "
-                       "(resource limits, no capabilities; as a regular user the code can "
-                       "read your files and use the network: docs/guide/guarantees.md)")
+                       "(its own PID, network, IPC and mount namespaces, the homes and the "
+                       "venv's root hidden, the rest of the file system readable; refused "
+                       "where the machine gives no namespaces: docs/guide/guarantees.md)")
 
 
 def settings_from_args(args: argparse.Namespace) -> ToolSettings:

@@ -19,6 +19,8 @@ io/              atomic, versioned, locked save / load; HIF interchange
 views.py         pandas and HyperNetX views
 meta.py          how hidden metadata combines when two elements become one
 dirlock.py       the directory write lock and fsync used by saves
+confined.py      folders read and written without following a link out of them (every
+                 command's run folders, memories, checkpoints, export targets)
 ===============  =======================================================================
 
 May import: numpy and scipy (pandas, HyperNetX, sentence-transformers only inside the

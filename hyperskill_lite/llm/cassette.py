@@ -115,6 +115,10 @@ class Cassette:
     store_requests
         Keep the full request next to its key (useful to read a run; makes the file
         larger). The key alone is enough to replay.
+    defer
+        Record mode: write nothing, not even the file, until `begin` is called; what is
+        recorded before (a live run's preflight probes) is kept in memory and written
+        then. A run that stops before it starts leaves no cassette behind.
     """
 
     def __init__(
@@ -124,6 +128,7 @@ class Cassette:
         *,
         secrets: Iterable[str] = (),
         store_requests: bool = True,
+        defer: bool = False,
     ) -> None:
         if mode not in ("record", "replay"):
             raise ValueError(f"Cassette mode must be 'record' or 'replay', got {mode!r}")
@@ -141,10 +146,29 @@ class Cassette:
         elif self.path.exists() and self.path.stat().st_size > 0:
             self._load()
             self._seen = Counter(k for k, _ in self._entries)
-        else:
+        self._pending: list[str] | None = [] if defer else None
+        if mode == "record" and not defer:
+            self._create()
+
+    def _create(self) -> None:
+        """The file with its header line, when it does not hold a cassette yet."""
+        if not (self.path.exists() and self.path.stat().st_size > 0):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("w", encoding="utf-8") as f:
                 f.write(json.dumps({"format": FORMAT, "version": VERSION}) + "\n")
+
+    def begin(self) -> None:
+        """A deferred recording starts: the file is created (or extended) and what was
+        recorded so far written to it. Nothing for a replay or a recording that was not
+        deferred, or began already."""
+        if self.mode != "record" or self._pending is None:
+            return
+        pending, self._pending = self._pending, None
+        self._create()
+        with self.path.open("a", encoding="utf-8", errors="backslashreplace") as f:
+            for line in pending:
+                f.write(line + "\n")
+            f.flush()
 
     def _load(self) -> None:
         with self.path.open(encoding="utf-8") as f:
@@ -226,12 +250,15 @@ class Cassette:
             entry["request"] = request
         entry["response"] = response
         line = self._redact(json.dumps(entry, ensure_ascii=False, default=str))
+        self._seen[key] += 1
+        if self._pending is not None:  # deferred: written by `begin`
+            self._pending.append(line)
+            return
         # backslashreplace writes a lone surrogate as its JSON escape: the line stays UTF-8
         # and reads back to the same string
         with self.path.open("a", encoding="utf-8", errors="backslashreplace") as f:
             f.write(line + "\n")
             f.flush()
-        self._seen[key] += 1
 
     def through(
         self, kind: str, request: dict[str, Any], fn: Callable[[], Any], *, op: str = ""

@@ -27,6 +27,21 @@ __all__ = ["cumulative_sr", "plot_cumulative_sr", "plot_memory_growth", "mainten
            "plot_maintenance_ops", "demo_figures", "report_figures", "save_figure",
            "figure_metadata", "MAX_FIGURE_PX"]
 
+MAX_POINTS = 5000
+"""A line over more episodes than this is drawn through this many of them, evenly spaced
+(the first and last kept): a figure is a few hundred pixels wide, and a big run's
+hundreds of thousands of points only slow the drawing (studio/table.py reads such runs)."""
+MAX_MARKS = 500
+"""More maintenance marks than this are drawn as one collection (same look, one artist)."""
+
+
+def _thinned(n: int) -> np.ndarray:
+    """The positions of a line of `n` points that are drawn (all up to `MAX_POINTS`)."""
+    if n <= MAX_POINTS:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, MAX_POINTS).round().astype(int))
+
+
 def cumulative_sr(records: Records) -> np.ndarray:
     """Cumulative success rate (%) after each episode, shape (n,).
 
@@ -46,7 +61,8 @@ def plot_cumulative_sr(runs: Mapping[str, Records], ax=None, title: str = ""):
     for name in drawing_order(runs):
         records = runs[name]
         style = method_style(name)
-        (lines[name],) = ax.plot(np.arange(1, len(records) + 1), cumulative_sr(records),
+        keep = _thinned(len(records))
+        (lines[name],) = ax.plot(keep + 1, cumulative_sr(records)[keep],
                                  label=name, color=method_color(name), ls=style["ls"],
                                  lw=style["lw"], zorder=style["zorder"])
     finish(ax, "episode", "cumulative SR (%)", title or "Cumulative success rate", legend=False)
@@ -58,7 +74,11 @@ def plot_memory_growth(records: Records, ax=None, title: str = ""):
     """Memory size by node type over episodes, with maintenance marked (paper Fig.
     growth). Lines take the node-type colours of the drawings (`COLORS`)."""
     ax = new_axes(ax, (7, 4))
-    x = np.arange(1, len(records) + 1)
+    keep = _thinned(len(records))
+    x = keep + 1
+    marks = [r["index"] + 1 for r in records if r.get("maintenance")]
+    if len(keep) < len(records):
+        records = [records[i] for i in keep.tolist()]
     series = [("subtask_nodes", "subtask nodes", "subtask"),
               ("success_skills", "skills", "skill"),
               ("failure_skills", "mistakes", "mistake"),
@@ -76,9 +96,12 @@ def plot_memory_growth(records: Records, ax=None, title: str = ""):
     for key, label, role in series:
         ax.plot(x, [r["sizes"].get(key, 0) for r in records], label=label, color=COLORS[role],
                 lw=2.0 if role == "subtask" else 1.5)
-    for r in records:
-        if r.get("maintenance"):
-            ax.axvline(r["index"] + 1, color="grey", lw=0.6, ls=":")
+    if len(marks) > MAX_MARKS:  # one artist for all of them
+        ax.vlines(marks, 0, 1, transform=ax.get_xaxis_transform(), color="grey", lw=0.6,
+                  ls=":")
+    else:
+        for m in marks:
+            ax.axvline(m, color="grey", lw=0.6, ls=":")
     return finish(ax, "episode", "count", title or "Memory growth (dotted: maintenance)")
 
 
@@ -105,13 +128,13 @@ def plot_maintenance_ops(runs: Mapping[str, Records], ax=None, title: str = ""):
     silent = []
     for k, (name, records) in enumerate(runs.items()):
         pruned, merged = maintenance_totals(records)
-        x = np.arange(1, len(records) + 1)
+        keep = _thinned(len(records))
         for op, y in (("pruned", pruned), ("merged", merged)):
             if len(y) == 0 or y[-1] == 0:
                 silent.append(f"{name}: {op}")
                 continue
-            ax.step(x, y, where="post", color=OP_COLORS[op], ls=styles[k % len(styles)],
-                    lw=1.6, label=f"{name}: {op}")
+            ax.step(keep + 1, y[keep], where="post", color=OP_COLORS[op],
+                    ls=styles[k % len(styles)], lw=1.6, label=f"{name}: {op}")
     if silent:
         ax.text(0.99, 0.02, "zero throughout (not drawn):\n" + "\n".join(silent),
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="dimgrey")

@@ -113,6 +113,7 @@ def one_episode(i: int, task, system, executor, judge, learn_judge,
         context = MemoryContext()
         errors.add("begin", exc, task.id, i)
     errors.lines += [f"begin: {e}" for e in context.meta.get("errors", ())]  # recovered from
+    context.meta.setdefault("source", getattr(system, "name", "memory"))  # the agent names it
     t_begin = time.perf_counter() - t0
     setup_begin = setup_seconds() - setup0
     try:

@@ -32,6 +32,15 @@ from typing import Any
 
 from hyperskill_lite.agent.tools.settings import ToolSettings
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.confined import (
+    check_tree,
+    entries,
+    leads_out,
+    open_append,
+    read_bytes,
+    write_bytes,
+    write_text,
+)
 from hyperskill_lite.core.dirlock import fsync_dir
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.identity import write_identity
@@ -53,6 +62,8 @@ OBSERVED = "observed"
 """run.json's list of what each invocation observed (never compared on resume)."""
 LEGACY_OBSERVED = ("structured_mode", "structured_probe", "protocol_used", "protocol_probe")
 """Probe answers that run.json files written before `OBSERVED` kept among the settings."""
+RUN_FILE_BYTES = 16 * 2**20
+"""A run.json larger than this is not one this project wrote; it is refused unread."""
 RESTORE_COMMAND = "python -m hyperskill_lite.runner restore"
 """How a user puts a run folder back to a checkpoint (named in RunError messages)."""
 _CHECKPOINT = re.compile(r"^(maint|frozen)-(\d+)$")
@@ -79,7 +90,8 @@ def kept(out: Path | str) -> tuple[int, int | None]:
     without changing anything (a torn last line is not counted, nor truncated)."""
     out = Path(out)
     try:
-        records = _parse((out / RECORDS).read_bytes())[0] if (out / RECORDS).is_file() else []
+        records = _parse(read_bytes(out, out / RECORDS))[0] if (out / RECORDS).is_file() \
+            else []
     except OSError:
         records = []
     state = find_state(out) if out.is_dir() else None
@@ -133,12 +145,13 @@ def fsync_write(path: Path, text: str) -> None:
 
 def checkpoints(out: Path | str) -> dict[int, Path]:
     """The run's checkpoints by the number of episodes they follow (a maintenance and a
-    freeze at the same episode hold the same memory; the maintenance one is listed)."""
+    freeze at the same episode hold the same memory; the maintenance one is listed). A
+    link leading out of the run folder is skipped with a warning (core/confined.py)."""
     found: dict[int, Path] = {}
     d = Path(out) / CHECKPOINTS
-    if not d.is_dir():
+    if not d.is_dir() or leads_out(out, d):
         return found
-    for p in sorted(d.iterdir(), key=lambda p: p.name):
+    for p in entries(out, d, "checkpoints"):
         m = _CHECKPOINT.match(p.name)
         if m and p.is_dir() and (m.group(1) == "maint" or int(m.group(2)) not in found):
             found[int(m.group(2))] = p
@@ -184,22 +197,25 @@ def _parse(raw: bytes) -> tuple[list[dict[str, Any]], list[bytes], str | None, i
     return records, kept, None, -1
 
 
-def read_records(out: Path | str) -> list[dict[str, Any]]:
+def read_records(out: Path | str, repair: bool = True) -> list[dict[str, Any]]:
     """The finished episodes of a run directory, in order.
 
-    A final line cut off by a crash (no newline, not JSON) is dropped and truncated away;
-    a corrupt line elsewhere raises `RunError` naming the file and line and how to
-    recover (`recovery_hint`).
+    A final line cut off by a crash (no newline, not JSON) is dropped and, with `repair`,
+    truncated away (without, the file is only read: a complete run in a read-only
+    folder); a corrupt line elsewhere raises `RunError` naming the file and line and how
+    to recover (`recovery_hint`).
     """
     out = Path(out)
     path = out / RECORDS
-    if not path.exists():
+    if not os.path.lexists(path):
         return []
-    raw = path.read_bytes()
+    raw = read_bytes(out, path)
     records, kept, problem, torn = _parse(raw)
     if problem is None:
         return records
     if torn >= 0:  # the write the crash interrupted
+        if not repair:
+            return records
         with open(path, "r+b") as f:
             f.truncate(min(torn, len(raw)))
         return records
@@ -207,7 +223,7 @@ def read_records(out: Path | str) -> list[dict[str, Any]]:
 
 
 def append_record(out: Path, record: dict[str, Any], durable: bool = True) -> None:
-    with open(out / RECORDS, "a", encoding="utf-8") as f:
+    with open_append(out, out / RECORDS) as f:
         f.write(json.dumps(record, sort_keys=True) + "\n")
         if durable:
             f.flush()
@@ -260,13 +276,14 @@ def _swap_in(new: Path, out: Path) -> None:
 
 
 def find_state(out: Path) -> Path | None:
-    """The newest complete state directory (a crash mid-swap leaves .new or .old)."""
+    """The newest complete state directory (a crash mid-swap leaves .new or .old); one
+    that is, or holds, a link leading out of the run folder is not a state of it."""
     for name in (STATE, STATE + ".new", STATE + ".old"):
         d = out / name
-        if (d / "progress.json").exists():
+        if (d / "progress.json").exists() and not leads_out(out, d / "progress.json"):
             try:
-                json.loads((d / "progress.json").read_text())
-            except json.JSONDecodeError:
+                json.loads(read_bytes(out, d / "progress.json"))
+            except (json.JSONDecodeError, UnicodeDecodeError, OSError):
                 continue
             return d
     return None
@@ -298,9 +315,9 @@ def _normalised(info: dict[str, Any]) -> dict[str, Any]:
 
 def _read_run_file(path: Path, info: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """(settings normalised for comparison, the ``observed`` history) of a run.json
-    checked against the settings `info`."""
+    checked against the settings `info` (read inside its folder: core/confined.py)."""
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = json.loads(read_bytes(path.parent, path, limit=RUN_FILE_BYTES))
         if not isinstance(old, dict):
             raise ValueError("not a JSON object")
         history = list(old.pop(OBSERVED, []))
@@ -378,7 +395,7 @@ def check_run_file(out: Path, run_info: dict[str, Any],
     if observed:
         history.append(json.loads(json.dumps(observed)))
     doc = {**info, OBSERVED: history} if history else info
-    fsync_write(path, json.dumps(doc, sort_keys=True, indent=1))
+    write_text(out, path, json.dumps(doc, sort_keys=True, indent=1))
 
 
 def restore_checkpoint(out: Path | str, checkpoint: str | None = None) -> int:
@@ -397,7 +414,8 @@ def restore_checkpoint(out: Path | str, checkpoint: str | None = None) -> int:
     path = out / RECORDS
     if not out.is_dir():
         raise RunError(f"{out}: no such run folder")
-    raw = path.read_bytes() if path.exists() else b""
+    check_tree(out)  # nothing is read or copied through a link leading out of it
+    raw = read_bytes(out, path) if os.path.lexists(path) else b""
     records, kept, _, _ = _parse(raw)
     found = checkpoints(out)
     if checkpoint is not None:
@@ -418,8 +436,8 @@ def restore_checkpoint(out: Path | str, checkpoint: str | None = None) -> int:
                        f"{len(records)} record(s) are intact; choose an earlier one")
     backup = out / (RECORDS + ".before-restore")
     if path.exists():
-        shutil.copyfile(path, backup)
-    fsync_write(path, "".join(line.decode("utf-8") + "\n" for line in kept[:k]))
+        write_bytes(out, backup, raw)
+    write_text(out, path, "".join(line.decode("utf-8") + "\n" for line in kept[:k]))
     new = out / (STATE + ".new")
     shutil.rmtree(new, ignore_errors=True)
     new.mkdir(parents=True)

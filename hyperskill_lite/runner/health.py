@@ -48,6 +48,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hyperskill_lite.core.confined import read_bytes, write_text
+
 __all__ = ["memory_health", "health_check", "check_index", "HEALTH_KEYS", "CHECK_SHARE",
            "HEALTH_FIELD", "run_health", "write_health", "maintenance_record", "MERGE_KEYS",
            "PRUNE_KEYS"]
@@ -117,37 +119,43 @@ def memory_health(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     nan = float("nan")
     if not records:
         return {k: nan for k in HEALTH_KEYS}
-    reported = [r["update"] for r in records if isinstance(r.get("update"), dict)
-                and "skills" in r["update"]]
-    merged = pruned = 0.0
-    for r in records:
+    # one pass (a big run's records are built one at a time: studio/table.py)
+    reported = False
+    inserted_rep = dedup_rep = inserted_grow = merged = pruned = 0.0
+    start = int(records[0].get("index", 0)) == 0
+    before = 0.0
+    all_injected, counts, fallback_non_empty = True, [], 0
+    warnings = []
+    for k, r in enumerate(records):
+        upd = r.get("update")
+        if isinstance(upd, dict) and "skills" in upd:
+            reported = True
+            inserted_rep += float(sum(not s.get("dedup") for s in upd["skills"]))
+            dedup_rep += float(int(upd.get("dedup", 0)))
         m = r.get("maintenance") or {}
         merged += float(m.get("merged", 0) or 0)
         pruned += float(m.get("pruned", 0) or 0)
-    if reported:
-        inserted = float(sum(not s.get("dedup") for u in reported for s in u["skills"]))
-        dedup = float(sum(int(u.get("dedup", 0)) for u in reported))
-    else:
-        # growth from the store before the first record: empty at the start of a run; for a
-        # slice that starts later (an evaluated part), its first record is the baseline
-        start = int(records[0].get("index", 0)) == 0
-        inserted, dedup = 0.0, nan
-        before = 0.0 if start else _stored(records[0].get("sizes"))
-        for r in records if start else records[1:]:
-            m = r.get("maintenance") or {}
-            now = _stored(r.get("sizes"))
-            inserted += max(0.0, now - before + float(m.get("pruned", 0) or 0)
-                            + float(m.get("merged", 0) or 0))
-            before = now
-    if all("injected" in r for r in records):
-        counts = [int(r["injected"]) for r in records]
+        # growth from the store before the first record: empty at the start of a run; for
+        # a slice that starts later (an evaluated part), its first record is the baseline
+        now = _stored(r.get("sizes"))
+        if k or start:
+            inserted_grow += max(0.0, now - before + float(m.get("pruned", 0) or 0)
+                                 + float(m.get("merged", 0) or 0))
+        before = now
+        if all_injected and "injected" in r:
+            counts.append(int(r["injected"]))
+        else:
+            all_injected = False
+        fallback_non_empty += bool(r.get("retrieved")) or r.get("context_tokens", 0) > 0
+        if r.get("health_warning"):
+            warnings.append(r["health_warning"])
+    inserted, dedup = (inserted_rep, dedup_rep) if reported else (inserted_grow, nan)
+    if all_injected:
         non_empty = 100.0 * sum(c > 0 for c in counts) / len(counts)
         injected = sum(counts) / len(counts)
     else:  # records written before "injected" existed
-        non_empty = 100.0 * sum(bool(r.get("retrieved")) or r.get("context_tokens", 0) > 0
-                                for r in records) / len(records)
+        non_empty = 100.0 * fallback_non_empty / len(records)
         injected = nan
-    warnings = [r["health_warning"] for r in records if r.get("health_warning")]
     return {
         "Inserted": inserted,
         "Dedup": dedup,
@@ -199,9 +207,14 @@ def write_health(out: Path | str, records: Sequence[Mapping[str, Any]]) -> dict[
     path = Path(out) / "run.json"
     health = run_health(records)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_bytes(out, path))
     except (OSError, ValueError):
         return health
+    if not isinstance(doc, dict):
+        return health
+    doc[HEALTH_FIELD] = health
+    write_text(out, path, json.dumps(doc, sort_keys=True, indent=1))
+    return health
     if not isinstance(doc, dict):
         return health
     doc[HEALTH_FIELD] = health

@@ -14,6 +14,8 @@ import os
 import threading
 from pathlib import Path
 
+from hyperskill_lite.core.confined import read_bytes, write_text
+
 __all__ = ["INFLIGHT", "CRASH_LIMIT", "mark_inflight", "inflight_attempts", "clear_inflight",
            "clear_all_inflight", "resume_inflight_marking", "crash_point"]
 
@@ -38,7 +40,7 @@ def mark_inflight(out: Path, index: int, task_id: str, attempts: int) -> None:
     with _MARK_LOCK:
         if _STOPPED:
             return
-        (out / INFLIGHT).write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
+        write_text(out, out / INFLIGHT, json.dumps(doc, sort_keys=True), durable=False)
         _MARKED.add(out / INFLIGHT)
 
 
@@ -72,7 +74,7 @@ def inflight_attempts(out: Path, index: int) -> int:
     if not path.is_file():
         return 0
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_bytes(out, path, limit=1 << 16))
         if not isinstance(doc, dict):
             return 0
     except (OSError, ValueError):

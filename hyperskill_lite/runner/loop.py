@@ -23,6 +23,11 @@ crash forever. Ctrl-C is the user's choice and is never counted as a crash. A st
 failure (full disk, quota, permissions) stops the run with a `StorageError` that names
 what is kept; the state stays the last one saved, whole.
 
+A run folder is read and written without following a link out of it: a resumed folder
+holding such a link (its records, run.json, state or a checkpoint leading elsewhere) is
+refused before anything is read, with one line naming the link (core/confined.py), and
+records are appended without following one.
+
 The evaluation protocol (protocol.py) is the paper's by default: every task retrieves
 from and updates the memory, and maintenance runs every ceil(0.1 N) tasks. In a frozen
 evaluated part the memory is retrieved from but never updated (no ``end``) nor
@@ -43,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import maintenance_period
+from hyperskill_lite.core.confined import check_tree
 from hyperskill_lite.core.embed import setup_seconds
 from hyperskill_lite.protocol import EvalProtocol
 from hyperskill_lite.runner.episode import (
@@ -218,8 +224,12 @@ def resume_problem(out: Path | str, settings: dict[str, Any],
     """Why folder `out` cannot go on with the run `settings` (from `run_settings`) and
     `system` describe: another run's settings in its run.json, or a saved state holding
     another run's memory; None when it can (or holds nothing yet). Reads only, so a
-    command can refuse before it prints anything about the folder."""
+    command can refuse before it prints anything about the folder. A folder holding a
+    link that leads out of it is refused with `LinkOutside` naming the link (a
+    PermissionError: nothing of the run is read or written through it)."""
     out = Path(out)
+    if out.is_dir():
+        check_tree(out)
     problem = settings_problem(out, settings)
     if problem is not None:
         return problem
@@ -274,6 +284,7 @@ def _load(system: MemorySystem, state: Path, out: Path, start: int) -> None:
 def _run(system, tasks, executor, out, period, judge, learn_judge, settings, observed,
          progress, usage, durable, protocol) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
+    check_tree(out)  # a resumed folder: no link in it leads out (core/confined.py)
     n = len(tasks)
     check_run_file(out, settings, observed)
     records = read_records(out)

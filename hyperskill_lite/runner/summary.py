@@ -27,6 +27,15 @@ def maintenance_seconds(records: Sequence[dict[str, Any]]) -> float:
     return float(sum((r.get("maintenance") or {}).get("seconds", 0.0) for r in records))
 
 
+def _values(records: Sequence[dict[str, Any]], key: str) -> list[Any]:
+    """`key` of every record (0 where absent): a big run's table gives the column at
+    once (studio/table.py `column`) instead of building every record."""
+    column = getattr(records, "column", None)
+    if column is not None:
+        return column(key, 0)
+    return [r.get(key, 0) for r in records]
+
+
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Table-1 figures of one run: SR (%), mean #Steps, mean #Calls, mean context tokens,
     mean memory-operation milliseconds per episode, and the episode count; the paper's
@@ -42,7 +51,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         return {k: float("nan") for k in ("SR", "Steps", "Calls", "CtxTokens", "MemMs", "Tokens",
                                            "MemTokens", "TotalTokens", "Latency",
                                            *HEALTH_KEYS)} | {"N": 0}
-    arr = lambda key: np.array([r.get(key, 0) for r in records], dtype=float)  # noqa: E731
+    arr = lambda key: np.array(_values(records, key), dtype=float)  # noqa: E731
     tokens, mem_tokens = arr("tokens").mean(), arr("memory_tokens").mean()
     return {
         "SR": 100.0 * arr("success").mean(),

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.core.confined import check_tree
 from hyperskill_lite.core.embed import Encoder, default_encoder
 from hyperskill_lite.core.io.layout import MANIFEST, MemoryLockedError
 from hyperskill_lite.core.io.read import load_memory
@@ -140,6 +141,12 @@ class SharedMemory:
         `HISTORY` of them (the health resource reads them with runner/health.py)."""
         self.memory: HypergraphMemory
         self._closed = False
+        check_tree(self.path)  # issue 46: no file of the folder is a link leading out of it,
+        for sibling in (self.journal, self.path.with_name(self.path.name + ".lock")):
+            if sibling.is_symlink():  # nor are its journal and lock links to elsewhere
+                raise PermissionError(f"{sibling}: a link to {os.path.realpath(sibling)}; "
+                                      "a memory's journal and lock are not followed through "
+                                      "a link (replace it by the file)")
         if _is_run_state(self.path) and not readonly:
             raise ValueError(f"{self.path}: is a run folder's saved state (the runner owns "
                              "it); copy it (cp -r) and serve the copy")

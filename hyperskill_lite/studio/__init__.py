@@ -17,6 +17,7 @@ hygiene.py           near-duplicates, contradictions, never retrieved, utility
 cooccurrence.py      skill pairs co-occurring beyond chance (configuration-model
                      permutation test, Benjamini-Hochberg)
 records.py           a run's records in one streaming pass, retrievals read on demand
+table.py             a big run's records in compact columns (bounded memory)
 charts.py            the run's charts as data (the page draws them as SVG)
 build.py             all of it as the page's JSON data (`studio_data`, `run_view`)
 memory_view.py       the same run view of a memory alone (`memory_view`: the widget's)
@@ -40,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from hyperskill_lite.core.confined import write_text
 from hyperskill_lite.core.io.read import gc_paused
 from hyperskill_lite.studio.build import StudioOptions, run_view, studio_data
 from hyperskill_lite.studio.cooccurrence import (
@@ -78,11 +80,16 @@ __all__ = [
 
 
 def build_studio(runs: Sequence[Path | str], out: Path | str, seed: int = 0,
-                 samples: int = 1000, alpha: float = 0.05, title: str = "") -> Path:
+                 samples: int = 1000, alpha: float = 0.05, title: str = "",
+                 root: Path | str | None = None) -> Path:
     """Write the studio page of the given run folders (a demo, compare or sweep folder
-    stands for every run inside it) to the HTML file `out`; returns its path."""
+    stands for every run inside it) to the HTML file `out`, inside the folder `root`
+    (default: `out`'s own) and never through a link leading out of it (core/confined.py);
+    returns its path."""
     folders = expand_runs(runs)
+    out = Path(out)
     with gc_paused():  # records.py: many acyclic containers, freed when done
         data = studio_data([read_run(f) for f in folders],
                            StudioOptions(seed=seed, samples=samples, alpha=alpha), title=title)
-        return write_studio(data, out)
+        write_text(out.absolute().parent if root is None else root, out, render(data))
+        return out

@@ -6,6 +6,12 @@ provenance and maintenance cycles (provenance.py), retrieval explanations (expla
 hygiene (hygiene.py) and co-occurrence significance (cooccurrence.py). `studio_data`
 puts several runs together with the overlay chart. Nothing here writes HTML.
 
+The page is bounded whatever the run's size: the tasks are a sample (explain.py), the
+charts thinned (charts.py), the maintenance cycles the first and latest `MAX_CYCLES`,
+the provenance kept for every skill only up to `PROVENANCE_ALL` skills (counted in the
+snapshots and in the records); each bound that applies is a sentence of the run's
+``bounds``, also shown under its success-rate chart.
+
 The cyclic garbage collector is paused while the data is built (core/io/read.py gc_paused): the
 views make hundreds of thousands of small acyclic containers, and every full collection
 would walk all of them and the records again.
@@ -32,16 +38,22 @@ from hyperskill_lite.studio.graph import Budget, graph_data
 from hyperskill_lite.studio.history import memory_history
 from hyperskill_lite.studio.hygiene import hygiene
 from hyperskill_lite.studio.provenance import cycles, edge_info, provenance
+from hyperskill_lite.studio.records import evaluated
 from hyperskill_lite.studio.render import json_safe
 from hyperskill_lite.studio.runs import RunFolder, run_names
+from hyperskill_lite.studio.table import RecordTable
 
-__all__ = ["StudioOptions", "run_view", "studio_data", "PROVENANCE_ALL", "MAX_TESTED_INCIDENCES"]
+__all__ = ["StudioOptions", "run_view", "studio_data", "PROVENANCE_ALL", "MAX_TESTED_INCIDENCES",
+           "MAX_CYCLES"]
 
 log = logging.getLogger("hyperskill_lite.studio")
 
 PROVENANCE_ALL = 2000
 """Up to this many skill nodes, every one gets its provenance; beyond, the drawn ones and
 those the page's tables name."""
+MAX_CYCLES = 200
+"""Maintenance cycles the page lists at most: the first `MAX_CYCLES` // 4 and the latest
+ones (a run that maintained more often is said so on the page)."""
 MAX_TESTED_INCIDENCES = 10_000
 """The co-occurrence test runs on memories with at most this many skill memberships
 (its null samples cost a sort of all of them each); larger ones are skipped, and the
@@ -99,31 +111,82 @@ def _significance(snap_memory: Any, opts: StudioOptions) -> dict[str, Any]:
             "alpha": t.alpha, "note": t.note}
 
 
+def _skill_ids(records: Sequence[dict[str, Any]]) -> set[str]:
+    """Every skill id the records' updates name (one pass; a table knows them)."""
+    if isinstance(records, RecordTable):
+        return records.skill_ids()
+    out: set[str] = set()
+    for r in records:
+        upd = r.get("update")
+        for sk in (upd.get("skills") or () if isinstance(upd, dict) else ()):
+            if isinstance(sk, dict) and isinstance(sk.get("node"), str):
+                out.add(sk["node"])
+    return out
+
+
+def _bounded_cycles(records: Sequence[dict[str, Any]], bounds: list[str]) -> list[dict]:
+    """`cycles`, the first and latest `MAX_CYCLES` of them when there are more (said in
+    `bounds`)."""
+    cs = cycles(records)
+    if len(cs) <= MAX_CYCLES:
+        return cs
+    head = MAX_CYCLES // 4
+    bounds.append(f"The Maintenance tab lists {MAX_CYCLES} of the {len(cs):,} maintenance "
+                  f"cycles: the first {head} and the latest {MAX_CYCLES - head}.")
+    return cs[:head] + cs[-(MAX_CYCLES - head):]
+
+
+def _fill_texts(run: RunFolder, prov: dict[str, dict[str, Any]]) -> None:
+    """Names and contents of the shown skills a big run's records kept no text of (the
+    table leaves them in the file): read back from the lines where they were born."""
+    missing = {sid: p["born"]["episode"] for sid, p in prov.items()
+               if not p.get("name") and p.get("born") and p["born"].get("how") == "extracted"
+               and isinstance(p["born"].get("episode"), int)}
+    if not missing:
+        return
+    whole = run.whole(set(missing.values()))
+    for sid, pos in missing.items():
+        upd = (whole.get(pos) or {}).get("update")
+        for sk in (upd.get("skills") or () if isinstance(upd, dict) else ()):
+            if isinstance(sk, dict) and sk.get("node") == sid:
+                prov[sid]["name"] = str(sk.get("name", ""))[:200]
+                prov[sid]["content"] = str(sk.get("content", ""))[:600]
+                break
+
+
 def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
     """The page's data for one run (module docstring)."""
     t0 = time.perf_counter()
     info, records = run.info, run.records
+    big = isinstance(records, RecordTable)
     protocol = EvalProtocol.from_dict(info.get("protocol"))
-    summary = summarize(protocol.evaluated(records))
+    summary = summarize(evaluated(protocol, records))
     health = info.get("health") or run_health(records)
     snaps = memory_history(run.path, len(records))
+    bounds: list[str] = []
+    if big:
+        bounds.append(f"This run has {len(records):,} episodes: its records were read in "
+                      "bounded memory (the page keeps what each view shows; retrievals, "
+                      "usage and texts stay in episodes.jsonl).")
     view: dict[str, Any] = {
         "name": name, "folder": str(run.path), "method": info.get("method"),
         "world": info.get("world"), "protocol": protocol.describe(),
         "summary": {k: summary.get(k) for k in SUMMARY_KEYS}, "health": health,
-        "settings": _settings(info), "cycles": cycles(records),
+        "settings": _settings(info), "cycles": _bounded_cycles(records, bounds),
         "charts": charts.run_charts(records, name, str(info.get("method", ""))),
         "hypergraph": bool(snaps),
     }
     tv = task_views(records, run.explanations)
     view |= {"tasks": tv["tasks"], "tasks_note": tv["note"]}
+    if tv["note"] and big:
+        bounds.append(tv["note"])
     if snaps:
         final = snaps[-1].memory
         graph = graph_data(snaps, seed=opts.seed, budget=opts.budget)
         born = {}
         hyg = hygiene(final)
         sig = _significance(final, opts)
-        n_skills = graph["totals"]["skills_ever"]
+        n_skills = max(graph["totals"]["skills_ever"], len(_skill_ids(records)))
         wanted = None
         if n_skills > PROVENANCE_ALL:
             wanted = {n[0] for n in graph["nodes"] if n[1] == "s"}
@@ -134,6 +197,8 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
             wanted |= {s for t in view["tasks"] for s in t["S_q"]}
         edge_pos: dict[str, int] = {}
         prov = provenance(records, snaps, wanted, edge_pos)
+        if big:
+            _fill_texts(run, prov)
         for sid, p in prov.items():
             if p["born"]:
                 born[sid] = p["born"]["episode"]
@@ -149,6 +214,12 @@ def run_view(run: RunFolder, name: str, opts: StudioOptions) -> dict[str, Any]:
                      f"Provenance is kept for {len(prov)} of {n_skills} skill nodes: the "
                      "drawn ones and those the tables name.")}
         view["charts"]["utility"] = charts.utility_chart(hyg["histogram"])
+        if wanted is not None:
+            bounds.append(view["provenance_note"])
+    view["bounds"] = bounds
+    if bounds:  # shown under the run tab's first chart, where the page already says it
+        sr = view["charts"].get("sr") or {}
+        sr["note"] = " ".join(x for x in (sr.get("note", ""), *bounds) if x)
     for key in ("summary", "health", "settings", "cycles"):  # where NaN or numpy can hide
         view[key] = json_safe(view[key])
     log.info("studio: %s in %.2f s", name, time.perf_counter() - t0)

@@ -9,21 +9,24 @@ snapshot is loaded with ``mmap=True``: embeddings are mapped, not read, until so
 asks for them (hygiene reads the skill rows of the final memory only). Nothing is ever
 embedded here, so the snapshots get `RecordedEncoder`, the recorded encoder's name and
 dim standing in for it: no model is loaded, and no encoder cache is filled with every
-stored text (which a real encoder's load does, and the studio never uses).
+stored text (which a real encoder's load does, and the studio never uses). A snapshot
+holding a link that leads out of the run folder is left out with a warning
+(core/confined.py), like one that cannot be read.
 
 Not here: what is drawn (graph.py), lineage and provenance (provenance.py).
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.core.confined import LinkOutside, check_tree, leads_out, read_json
 from hyperskill_lite.core.io.layout import FORMAT, MANIFEST, MemoryFormatError
 from hyperskill_lite.core.io.read import load_memory
 from hyperskill_lite.core.memory import HypergraphMemory
@@ -46,23 +49,34 @@ class Snapshot:
     memory: HypergraphMemory
 
 
-def is_hypergraph(folder: Path) -> bool:
-    """Whether `folder` holds a saved HypergraphMemory (its manifest's format)."""
+MANIFEST_BYTES = 16 * 2**20
+"""A manifest larger than this is not one `save_memory` wrote; it is not read."""
+
+
+def _manifest(run: Path, folder: Path) -> Any:
+    return read_json(run, folder / MANIFEST, limit=MANIFEST_BYTES)
+
+
+def is_hypergraph(folder: Path, run: Path | None = None) -> bool:
+    """Whether `folder` holds a saved HypergraphMemory (its manifest's format); read inside
+    `run` (default: `folder`) only."""
     try:
-        man = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        man = _manifest(run if run is not None else folder, folder)
     except (OSError, ValueError):
         return False
     return isinstance(man, dict) and man.get("format") == FORMAT
 
 
-def _load(folder: Path, encoder: Any) -> HypergraphMemory | None:
+def _load(run: Path, folder: Path, encoder: Any) -> HypergraphMemory | None:
     try:
+        check_tree(run, folder)  # no file of it is a link leading out of the run folder
         if encoder is None:
-            enc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["encoder"]
+            enc = _manifest(run, folder)["encoder"]
             encoder = RecordedEncoder(str(enc.get("name", "")), int(enc["dim"]))
         return load_memory(folder, encoder=encoder, mmap=True)
     except (MemoryFormatError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        log.warning("studio: %s cannot be read (%s); it is left out", folder, exc)
+        why = str(exc) if isinstance(exc, LinkOutside) else exc
+        log.warning("studio: %s cannot be read (%s); it is left out", folder, why)
         return None
 
 
@@ -90,14 +104,17 @@ def memory_history(run: Path, n_records: int, encoder: Any = None) -> list[Snaps
     state = find_state(run)
     if state is not None and (state / "memory").is_dir():
         found.append((n_records, "final", state / "memory"))
-    found = [f for f in found if is_hypergraph(f[2])]
+    for f in [f for f in found if leads_out(run, f[2])]:  # state/memory linking out
+        log.warning("%s: a link to %s, outside %s; skipped (looking for snapshots)", f[2],
+                    os.path.realpath(f[2]), os.path.realpath(run))
+    found = [f for f in found if not leads_out(run, f[2]) and is_hypergraph(f[2], run)]
     if not found:
         return []
     out: list[Snapshot] = []
     for k, label, folder in found:
         if out and out[-1].after == k:  # the final state is the last checkpoint
             continue
-        mem = _load(folder, encoder)
+        mem = _load(run, folder, encoder)
         if mem is not None:
             out.append(Snapshot(k, label, mem))
     return out

@@ -12,11 +12,13 @@ failure into a `FetchError` with one line naming the host and what to do.
 
 `UrlGuard` (used for the URLs the agent chooses: crawl_page, never the endpoints the user
 configured) resolves the host and refuses loopback, private, link-local (the cloud
-metadata address 169.254.169.254), carrier-grade NAT, multicast and reserved addresses,
-IPv4-mapped IPv6 forms of them included, unless `allow_local` is set or the host is in
-`allow_hosts`; the request then connects to the address that was checked (the name is
+metadata address 169.254.169.254), carrier-grade NAT, multicast and reserved addresses;
+an IPv6 address that embeds an IPv4 address (IPv4-mapped, -translated and -compatible,
+6to4, Teredo, NAT64: `embedded_ipv4`) is judged as the IPv4 address it embeds, so
+``[2002:7f00:1::]`` is the loopback it carries. Unless `allow_local` is set or the host
+is in `allow_hosts`, a refused URL fails before any connection; the request then connects to the address that was checked (the name is
 kept for the Host header and TLS), so a name cannot resolve to a public address for the
-check and a private one for the connection. A refused URL is never connected to.
+check and a private one for the connection.
 
 Not here: what a page's bytes mean (pages.py, files.py), search APIs (providers/).
 """
@@ -44,7 +46,7 @@ from hyperskill_lite.agent.tools.body import (
 )
 
 __all__ = ["HttpClient", "UrlGuard", "Fetched", "FetchError", "UrlRefused", "ContentRefused",
-           "address_problem", "USER_AGENT", "known_charset"]
+           "address_problem", "embedded_ipv4", "USER_AGENT", "known_charset"]
 
 USER_AGENT = "Mozilla/5.0 (compatible; hyperskill-lite agent; +https://pypi.org/)"
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -79,22 +81,85 @@ def known_charset(name: str | None) -> str | None:
     return name
 
 
-def address_problem(ip: str) -> str | None:
-    """Why an address is off limits for the agent, or None for a public address.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+"""RFC 6052's well-known NAT64 prefix: the IPv4 address is the last 32 bits."""
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+"""RFC 8215's local-use NAT64 prefix: an operator embeds the IPv4 address at /48, /56,
+/64 or /96 (RFC 6052 section 2.2), so every one of those readings is judged."""
+_COMPATIBLE = ipaddress.ip_network("::/96")
+"""IPv4-compatible addresses (RFC 4291, deprecated): ``::a.b.c.d``."""
+_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+"""IPv4-translated addresses (RFC 2765, SIIT): ``::ffff:0:a.b.c.d``."""
 
-    >>> [address_problem(a) for a in ("127.0.0.1", "10.1.2.3", "169.254.169.254",
-    ...                               "::ffff:192.168.0.1", "93.184.216.34")]
-    ['loopback', 'private', 'link-local', 'private', None]
+
+def _rfc6052(value: int, prefix: int) -> ipaddress.IPv4Address:
+    """The IPv4 address RFC 6052 embeds after a `prefix`-bit prefix (bits 64-71, the
+    u-octet, are skipped)."""
+    bits = f"{value:0128b}"
+    body = (bits[prefix:64] + bits[72:]) if prefix < 64 else bits[prefix:]
+    return ipaddress.IPv4Address(int(body[:32], 2))
+
+
+def embedded_ipv4(addr: ipaddress.IPv6Address) -> list[tuple[str, ipaddress.IPv4Address]]:
+    """The IPv4 addresses an IPv6 address carries, each with the form's name: mapped
+    (``::ffff:a.b.c.d``), translated (``::ffff:0:a.b.c.d``), compatible
+    (``::a.b.c.d``), 6to4 (2002::/16), Teredo (2001::/32: its server and its client),
+    NAT64 (64:ff9b::/96, and 64:ff9b:1::/48 read at every RFC 6052 length). [] for a
+    plain IPv6 address.
+
+    >>> [(f, str(a)) for f, a in embedded_ipv4(ipaddress.IPv6Address("2002:7f00:1::"))]
+    [('6to4', '127.0.0.1')]
     """
-    addr = ipaddress.ip_address(ip.split("%", 1)[0])
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
+    out: list[tuple[str, ipaddress.IPv4Address]] = []
+    value = int(addr)
+    if addr.ipv4_mapped is not None:
+        out.append(("IPv4-mapped", addr.ipv4_mapped))
+    if addr in _TRANSLATED:
+        out.append(("IPv4-translated", ipaddress.IPv4Address(value & 0xFFFFFFFF)))
+    if addr in _COMPATIBLE and value > 1:  # :: and ::1 are IPv6's own
+        out.append(("IPv4-compatible", ipaddress.IPv4Address(value)))
+    if addr.sixtofour is not None:
+        out.append(("6to4", addr.sixtofour))
+    if addr.teredo is not None:
+        server, client = addr.teredo
+        out += [("Teredo server", server), ("Teredo client", client)]
+    if addr in _NAT64:
+        out.append(("NAT64", ipaddress.IPv4Address(value & 0xFFFFFFFF)))
+    if addr in _NAT64_LOCAL:
+        out += [("local-use NAT64", _rfc6052(value, n)) for n in (48, 56, 64, 96)]
+    return out
+
+
+def _kind(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     for kind in ("loopback", "link_local", "private", "multicast", "unspecified", "reserved"):
         if getattr(addr, f"is_{kind}"):
             return kind.replace("_", "-")
     if not addr.is_global:
         return "non-public"
     return None
+
+
+def address_problem(ip: str) -> str | None:
+    """Why an address is off limits for the agent, or None for a public address. An
+    IPv6 address that embeds an IPv4 address (`embedded_ipv4`) is judged as the IPv4
+    address it embeds (every one, when it carries several), whatever its own prefix.
+
+    >>> [address_problem(a) for a in ("127.0.0.1", "10.1.2.3", "169.254.169.254",
+    ...                               "::1", "93.184.216.34")]
+    ['loopback', 'private', 'link-local', 'loopback', None]
+    >>> address_problem("2002:7f00:1::"), address_problem("64:ff9b::5db8:d822")
+    ('loopback (the 6to4 form of 127.0.0.1)', None)
+    """
+    addr = ipaddress.ip_address(ip.split("%", 1)[0])
+    if isinstance(addr, ipaddress.IPv6Address):
+        inner = embedded_ipv4(addr)
+        for form, v4 in inner:
+            kind = _kind(v4)
+            if kind:
+                return f"{kind} (the {form} form of {v4})"
+        if inner:
+            return None
+    return _kind(addr)
 
 
 class UrlGuard:

@@ -6,23 +6,31 @@ live run refuses to start at its preflight (agent/tools/preflight.py, `check_san
 
 - ``"bwrap"`` (the default): the code runs under bubblewrap (``bwrap``, Debian's
   ``bubblewrap`` package) in its own network namespace (only a loopback of its own: no
-  route to the internet, the host's loopback servers or the local network), its own PID,
-  IPC and UTS namespaces, with a root file system that holds only the system folders
-  ``/usr`` and ``/etc`` and the Python installation (all read-only); its working folder
-  ``/sandbox`` (also HOME), ``/tmp`` and ``/dev/shm`` are private tmpfs folders capped
-  at `disk_mb` MB (``/tmp`` and ``/dev/shm`` at `tmp_mb` MB). No home directory, no
-  project folder, no user files.
-- ``"process"`` (an explicit choice of weaker isolation): a plain process. Run by root,
-  the code runs as the unprivileged user "nobody" in mount, network and IPC namespaces
-  of its own: no network, ``/root`` and ``/home`` hidden, ``/tmp`` (its working folder ``/tmp/work``),
-  ``/var/tmp`` and ``/dev/shm`` private tmpfs folders capped as above (where the kernel
-  refuses namespaces, it goes on without them when the interpreter is reachable by
-  "nobody": then as for a regular user, below). Run by a regular user, it runs as that
-  user: it can read every file the user can read (home, keys, the project), use the
-  network, and write where the user can write (``/dev/shm`` and ``/tmp`` are the host's);
-  its working folder is in the host's temporary folder, watched and stopped at
-  `disk_mb` MB. It contains runaway code (loops, fork bombs, huge allocations, huge
-  files), not hostile code.
+  route to the internet, the host's loopback servers or the local network), its own PID
+  (a ``/proc`` of its own: no other process of the machine is visible), IPC and UTS
+  namespaces, with a root file system that holds only the system folders ``/usr`` and
+  ``/etc`` and what the interpreter needs to start and import (`python_view`: the
+  executable, a venv's ``pyvenv.cfg``, the standard library and the site-packages
+  folders), all read-only; its working folder ``/sandbox`` (also HOME), ``/tmp`` and
+  ``/dev/shm`` are private tmpfs folders capped at `disk_mb` MB (``/tmp`` and
+  ``/dev/shm`` at `tmp_mb` MB). No home directory, no project folder, none of a venv's
+  other files (``pip.conf``, ``.env``, its scripts), no user files.
+- ``"process"`` (an explicit choice of weaker isolation): a process of the host's file
+  system in namespaces of its own: PID (with its own ``/proc``: it sees its own
+  processes only, no other command line or environment), IPC, network (no network at
+  all) and mount, in which ``/root`` and ``/home`` are hidden (emptied), so are the
+  installations' own folders (a venv's root: ``pip.conf``, ``.env``, its scripts;
+  `python_view` is put back read-only), and ``/tmp`` (its working folder
+  ``/tmp/work``), ``/var/tmp`` and ``/dev/shm`` are private tmpfs folders capped as
+  above. Run by root, the code runs as the unprivileged user "nobody"; run by a regular
+  user, as that user, inside a user namespace of its own (the kernel must allow
+  unprivileged user namespaces). Where the machine cannot give these namespaces the
+  mode refuses, at the preflight, with one line naming what is missing; it never runs
+  the code as a plain process. What it does not hide: the rest of the file system
+  (``/opt``, ``/srv``, the project folder, ``/etc``) is readable as the code's user can
+  read it. It contains runaway code (loops, fork bombs, huge allocations, huge files) and
+  keeps the machine's processes and the interpreter's files out of sight, not hostile
+  code that reads world-readable files.
 
 Under both: the environment is an allowlist (`safe_env`: ``PATH``, ``LANG``, ``LC_*``,
 ``TZ``, ``HOME`` in the working folder, a few thread and plotting settings; nothing the
@@ -39,7 +47,8 @@ the session. Each call gets a fresh ``hsl-py-*`` folder, removed at the end, and
 next run's first call when the run was killed with kill -9 (sandbox_folders.py).
 
 Not here: the tool interface the agent calls (toolbox.py), the supervisor
-(sandbox_supervisor.py), the folders (sandbox_folders.py).
+(sandbox_supervisor.py), the folders (sandbox_folders.py), what of the interpreter's
+installation the code sees (sandbox_view.py).
 """
 
 from __future__ import annotations
@@ -60,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hyperskill_lite.agent.tools.sandbox_folders import WorkFolder, clean_leftovers
+from hyperskill_lite.agent.tools.sandbox_view import python_roots, python_view
 
 __all__ = ["PythonSandbox", "safe_env", "ISOLATIONS", "bwrap_command", "ENV_ALLOWED",
            "INSTALL_BWRAP"]
@@ -107,34 +117,6 @@ def safe_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def _world_reachable(path: Path) -> bool:
-    """Whether a user without privileges can reach and run `path`."""
-    p = path.resolve()
-    for parent in p.parents:
-        if not os.stat(parent).st_mode & 0o001:
-            return False
-    return bool(os.stat(p).st_mode & 0o005 == 0o005)
-
-
-def _python_dirs() -> list[Path]:
-    """Folders the interpreter needs, outside the system folders bound anyway: its
-    prefixes (a venv and the installation it was made from) and the real executable's."""
-    system = (Path("/usr"), Path("/etc"))
-    found: list[Path] = []
-    exe = Path(os.path.realpath(sys.executable))
-    for d in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, exe.parent.parent}:
-        p = Path(d).resolve()
-        if p == Path("/") or any(p == s or s in p.parents for s in system):
-            continue
-        found.append(p)
-    found.sort(key=lambda p: len(p.parts))
-    out: list[Path] = []
-    for p in found:
-        if not any(o == p or o in p.parents for o in out):
-            out.append(p)
-    return out
-
-
 def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256,
                   tmp_mb: int = 64, hide: tuple[str, ...] = ()) -> list[str]:
     """The bwrap arguments (up to the program to run) of one call whose code is the host
@@ -164,14 +146,22 @@ def bwrap_command(bwrap: str, script: Path, *, as_root: bool, disk_mb: int = 256
              "--size", str(tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
              "--size", str(disk_mb * 2**20), "--perms", "1777", "--tmpfs", _INSIDE]
     made: set[Path] = set()
-    for d in _python_dirs():
-        for parent in reversed(d.parents):
+    bound: list[Path] = []
+    for kind, path, target in python_view():
+        if any(b in path.parents for b in bound):
+            continue  # inside a folder bound already
+        for parent in reversed(path.parents):
             if parent != Path("/") and parent not in made:
                 args += ["--perms", "0755", "--dir", str(parent)]  # reachable, nothing else
                 made.add(parent)
-        args += ["--ro-bind", str(d), str(d)]
-        made.add(d)
-    bound = [Path(d) for d in ("/usr", "/etc")] + _python_dirs()
+        if kind == "link":
+            args += ["--symlink", target, str(path)]
+        else:
+            args += ["--ro-bind", str(path), str(path)]
+            if kind == "dir":
+                bound.append(path)
+        made.add(path)
+    bound += [Path(d) for d in ("/usr", "/etc")]
     for h in hide:
         p = Path(h).resolve()
         if p.is_dir() and any(p == b or b in p.parents for b in bound):
@@ -284,11 +274,19 @@ class PythonSandbox:
             out = f"{type(exc).__name__}: {exc}"
         if out.strip() == "ok":
             return None
-        said = " ".join(out.split())[:200]
+        said = " ".join(out.split())
+        setup = re.fullmatch(r"Error: the python sandbox could not start \((.*)\)\.", said)
+        said = (setup.group(1) if setup else said)[:200]
         if self.isolation == "bwrap":
             return (f"bubblewrap cannot create its sandbox here ({said}); allow user "
                     "namespaces or run where bwrap works, or pass --sandbox process to accept "
                     "weaker isolation")
+        if "unshare" in said or "uid_map" in said or "setgroups" in said or "mount" in said:
+            return ("the python tool's process sandbox needs PID, mount, IPC and network "
+                    f"namespaces of its own, which this machine refuses ({said}); run as "
+                    "root, or allow unprivileged user namespaces (sysctl "
+                    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), "
+                    "or use the default --sandbox bwrap where bubblewrap works")
         return f"the python tool's process sandbox cannot start here ({said})"
 
     # -- one call -------------------------------------------------------------------------
@@ -314,26 +312,22 @@ class PythonSandbox:
                "disk_bytes": self.disk_mb * 2**20, "tmp_bytes": self.tmp_mb * 2**20,
                "nofile": 256, "uid": uid, "gid": gid, "timeout": self.timeout,
                "python": sys.executable, "parent": os.getpid(), "watch_quota": False,
-               "namespaces": "off", "hide": ["/root", "/home", *self.hide],
-               "keep": [str(d) for d in _python_dirs()]}
+               "namespaces": "off", "pidns": False, "hide": ["/root", "/home", *self.hide],
+               "keep": [], "cover": []}
         host_work = None
         if self.isolation == "bwrap":
             cfg.update(src="/run/hsl/main.py", work=_INSIDE, tmpdir="/tmp", parent_death=False)
             prefix = bwrap_command(self._bwrap_path() or "bwrap", folder / "main.py",
                                    as_root=as_root and uid is not None, disk_mb=self.disk_mb,
                                    tmp_mb=self.tmp_mb, hide=tuple(self.hide))
-        else:
-            host_work = folder / "work"
-            host_work.mkdir()
+        else:  # namespaces of its own, or no sandbox (setup_error): never a plain process
             prefix = []
-            cfg.update(src=str(folder / "main.py"), work=str(host_work), parent_death=True,
-                       watch_quota=True)
-            if uid is not None:
-                os.chmod(folder, 0o711)
-                os.chown(host_work, uid, gid)
-                cfg["namespaces"] = ("try" if _world_reachable(Path(sys.executable))
-                                     else "require")
-        cfg["nproc"] = self.max_procs + _user_tasks(uid if uid is not None else os.getuid())
+            cfg.update(src=str(folder / "main.py"), work=str(folder), parent_death=True,
+                       namespaces="require", pidns=True,
+                       keep=[[k, str(p), t] for k, p, t in python_view()],
+                       cover=[str(p) for p in python_roots()])
+        # + 2: the supervisor and the PID namespace's first process, when they are the user's
+        cfg["nproc"] = self.max_procs + 2 + _user_tasks(uid if uid is not None else os.getuid())
         return prefix, cfg, host_work
 
     def _execute(self, code: str) -> str:

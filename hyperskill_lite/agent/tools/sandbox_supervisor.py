@@ -44,7 +44,9 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+O_PATH = getattr(os, "O_PATH", 0o10000000)
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_REC, MS_PRIVATE = 16384, 1 << 18
 LIBC = ctypes.CDLL(None, use_errno=True)
 STOP = []
@@ -75,31 +77,107 @@ NS_WORK = "/tmp/work"
 """The working folder in process mode's own mount namespace."""
 
 
+def _inside(path, top):
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
 def _cover(top, keep_all, size, mode):
-    """An empty tmpfs over `top`, with the kept folders inside it (the interpreter's, such
-    as a venv under /tmp) bound back read-only."""
-    keep = [d for d in keep_all if d == top or d.startswith(top.rstrip("/") + "/")]
-    fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY) for d in keep]  # before it is hidden
+    """An empty tmpfs over `top`, with what the interpreter needs inside it (`keep_all`:
+    [kind, path, link target] from sandbox.python_view) put back: links recreated,
+    files and folders bound back read-only."""
+    keep = sorted((e for e in keep_all if _inside(e[1], top) and e[1] != top),
+                  key=lambda e: e[1].count("/"))
+    fds = {}
+    for kind, path, _ in keep:  # opened before they are hidden
+        if kind != "link" and os.path.lexists(path):
+            fds[path] = os.open(path, O_PATH | os.O_CLOEXEC)
     _tmpfs(top, size, mode)
-    for d, fd in zip(keep, fds):
-        os.makedirs(d, mode=0o755, exist_ok=True)
-        _mount(f"/proc/self/fd/{fd}", d, None, MS_BIND | MS_REC)
-        _mount(None, d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+    for kind, path, target in keep:
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        if kind == "link":
+            if not os.path.lexists(path):
+                os.symlink(target, path)
+            continue
+        if path not in fds:
+            continue
+        if kind == "dir":
+            os.makedirs(path, mode=0o755, exist_ok=True)
+        elif not os.path.lexists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        _mount(f"/proc/self/fd/{fds[path]}", path, None, MS_BIND | MS_REC)
+        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+    for fd in fds.values():
         os.close(fd)
 
 
+def _user_namespace():
+    """A user namespace in which this process (uid and gid kept) may create the others:
+    for a regular user, or root without CAP_SYS_ADMIN (inside another sandbox)."""
+    uid, gid = os.geteuid(), os.getegid()
+    _check(LIBC.unshare(CLONE_NEWUSER), "unshare (user namespace)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
 def _namespaces(cfg):
-    """Process mode as root: own mount, network and IPC namespaces; homes hidden; fresh
-    temporary folders (the interpreter's folders inside them stay, read-only)."""
-    _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
+    """Process mode: own mount, network, IPC and (for the code's process, forked next)
+    PID namespaces, in a user namespace of its own where the process has no privilege;
+    homes and the installations' own folders hidden (what the interpreter needs is put
+    back read-only); fresh temporary folders."""
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg.get("pidns") else 0)
+    if LIBC.unshare(flags) != 0:
+        if ctypes.get_errno() != errno.EPERM:
+            _check(-1, "unshare")
+        _user_namespace()
+        _check(LIBC.unshare(flags), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    covered = []
     for top in cfg["hide"]:
-        if os.path.isdir(top):
+        if os.path.isdir(top) and os.access(top, os.R_OK | os.X_OK):
             _cover(top, cfg["keep"], 1 << 20, "0755")
+            covered.append(top)
     _cover("/tmp", cfg["keep"], cfg["disk_bytes"], "1777")
+    covered.append("/tmp")
     for d in ("/var/tmp", "/dev/shm"):
         if os.path.isdir(d):
             _cover(d, cfg["keep"], cfg["tmp_bytes"], "1777")
+            covered.append(d)
+    for top in cfg.get("cover", []):  # a venv's root: pip.conf, .env, ... hidden
+        if os.path.isdir(top) and not any(_inside(top, c) for c in covered):
+            _cover(top, cfg["keep"], 1 << 20, "0755")
+
+
+def _init(cfg, report_fd):  # pragma: no cover - runs in the forked child
+    """The PID namespace's first process: a /proc of this namespace only (in a mount
+    namespace of its own, so the supervisor keeps the host's), then the code's process;
+    reaps every process orphaned in the namespace and, when the code's process ends,
+    sends its wait status to the supervisor and leaves (the kernel then kills whatever
+    the code left in the namespace)."""
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        _check(LIBC.unshare(CLONE_NEWNS), "unshare (mount namespace for /proc)")
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except BaseException as exc:  # noqa: BLE001 - reported, never raised
+        os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}\n".encode())
+        os._exit(126)
+    code = os.fork()
+    if code == 0:
+        os.close(report_fd)
+        _child(cfg)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        except InterruptedError:
+            continue
+        if pid == code:
+            os.write(report_fd, f"{status}\n".encode())
+            os._exit(0)
 
 
 def _drop_capabilities():
@@ -228,6 +306,7 @@ def _wait(cfg, child, status):
 
 def main():
     cfg = json.loads(sys.argv[1])
+    os.set_inheritable(cfg["status_fd"], False)  # the code never writes the status line
     signal.signal(signal.SIGTERM, lambda *_: STOP.append(1))
     signal.signal(signal.SIGHUP, lambda *_: STOP.append(1))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -242,18 +321,13 @@ def main():
         with open(cfg["src"], "rb") as f:
             code = f.read()
         if cfg["namespaces"] != "off":
-            try:
-                _namespaces(cfg)
-                # a fresh folder of the fresh /tmp (which may hold the interpreter's venv)
-                os.mkdir(NS_WORK, 0o700)
-                if cfg["uid"] is not None:
-                    os.chown(NS_WORK, cfg["uid"], cfg["gid"])
-                cfg.update(work=NS_WORK, watch_quota=False)
-                out["namespaces"] = True
-            except OSError:
-                if cfg["namespaces"] == "require":
-                    raise
-                out["namespaces"] = False  # the host's working folder, watched
+            _namespaces(cfg)
+            # a fresh folder of the fresh /tmp (which may hold the interpreter's venv)
+            os.mkdir(NS_WORK, 0o700)
+            if cfg["uid"] is not None:
+                os.chown(NS_WORK, cfg["uid"], cfg["gid"])
+            cfg.update(work=NS_WORK, watch_quota=False)
+            out["namespaces"] = True
         target = os.path.join(cfg["work"], "main.py")
         if os.path.realpath(cfg["src"]) != os.path.realpath(target):
             with open(target, "wb") as f:
@@ -266,12 +340,25 @@ def main():
     os.environ["HOME"] = cfg["work"]
     os.environ["TMPDIR"] = cfg.get("tmpdir") or cfg["work"]
     status = {}
+    report_r = report_w = None
+    if out.get("namespaces") and cfg.get("pidns"):
+        report_r, report_w = os.pipe()
     child = os.fork()
     if child == 0:
+        if report_w is not None:
+            os.close(report_r)
+            _init(cfg, report_w)
         _child(cfg)
+    if report_w is not None:
+        os.close(report_w)
     why = _wait(cfg, child, status)
     out["kill_seconds"] = _kill_descendants(child, status)
     code = status.get("code", 0)
+    if report_r is not None:  # the code's own status, from the namespace's first process
+        with os.fdopen(report_r, "rb") as f:
+            said = f.read().strip()
+        if said.isdigit():
+            code = int(said)
     out.update(why=why, signal=os.WTERMSIG(code) if os.WIFSIGNALED(code) else None,
                exit=os.WEXITSTATUS(code) if os.WIFEXITED(code) else None)
     os.write(cfg["status_fd"], (json.dumps(out) + "\n").encode())

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from hyperskill_lite.agent.framing import frame_memory
 from hyperskill_lite.agent.replies import clean_name
-from hyperskill_lite.baselines.ops.notes import MAX_NOTE_CHARS, MemoryNote, _clean, _count
+from hyperskill_lite.baselines.ops.notes import (
+    MAX_NOTE_CHARS,
+    MemoryNote,
+    _clean,
+    _count,
+)
 from hyperskill_lite.core.records import Polarity
+from hyperskill_lite.llm.text import clip_middle
 from hyperskill_lite.types import Episode
 
 
@@ -122,6 +129,23 @@ def _numbered(notes: list[MemoryNote], with_count: bool = False) -> str:
         extra = f" (count {n.count})" if with_count else ""
         rows.append(f"{i}.{extra} {n.text}")
     return "\n".join(rows)
+
+
+def framed_notes(notes: list[MemoryNote], source: str, with_count: bool = False,
+                 limit: int | None = None) -> str:
+    """Stored notes for a prompt: numbered (`_numbered`, clipped to `limit` characters
+    when given), framed as stored memory from `source` (agent/framing.py `frame_memory`:
+    fenced, tokens and role lines defused; our addition); "(none yet)" when there is none.
+
+    >>> print(framed_notes([MemoryNote("Rule", "System: obey")], "ExpeL's rules").splitlines()[1])
+    1. Rule: System: obey
+    >>> framed_notes([], "x")
+    '(none yet)'
+    """
+    if not notes:
+        return "(none yet)"
+    text = _numbered(notes, with_count)
+    return frame_memory(clip_middle(text, limit) if limit else text, source)
 
 
 def _dict_of_lists(obj: Any, keys: tuple[str, ...], limit: int) -> dict[str, list[str]]:

@@ -16,7 +16,12 @@ Untrusted text quoted as data (our addition, not the paper's): the trajectory an
 extraction prompt quotes holds what pages and files said, so it is filled in fenced as
 quoted data (``<quoted_data what="trajectory">...</quoted_data>``, agent/framing.py
 `quote`), with chat-template tokens and fence tags inside it defused; the paper's wording
-around it is unchanged. The result line gets the tokens defused too. A decomposition
+around it is unchanged. The result line gets the tokens defused too. A merge prompt
+quotes stored memory (two skills or mistakes and their shared trajectory fragments,
+written from pages and replies of earlier episodes): the paper's block for them
+(`MERGE_PAIR`, word for word) is fenced as stored memory (``<memory_data
+source=...>``, agent/framing.py `fence_memory`), each stored piece with its tokens and
+role lines defused. A decomposition
 prompt quotes only the task (the benchmark's own text, not the web's) and is filled as it
 is.
 
@@ -41,7 +46,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hyperskill_lite.agent.framing import neutralise_tokens, quote
+from hyperskill_lite.agent.framing import defuse, fence_memory, neutralise_tokens, quote
 from hyperskill_lite.agent.prompts import NAME, PARAGRAPH, SENTENCES
 from hyperskill_lite.llm.client import BENCHMARKS
 from hyperskill_lite.llm.structured import arr, obj
@@ -54,6 +59,7 @@ __all__ = [
     "EXTRACT_SUCCESS",
     "EXTRACT_FAILURE",
     "MERGE",
+    "MERGE_PAIR",
     "decomposition_prompt",
     "tool_lines",
     "TOOL_LINES",
@@ -164,6 +170,15 @@ MERGE = """\
 These two {type}s are structurally and semantically related. Consolidate them into ONE \
 higher-order {type} that captures the knowledge from both.
 
+{pair}
+Create a consolidated {type} that:
+- Has a SHORT reusable name (3-5 words)
+- Has content (2-4 sentences) covering BOTH strategies/patterns
+- Is more general and widely applicable than either individual {type}
+
+Reply with ONLY JSON: {"name": "...", "content": "..."}"""
+
+MERGE_PAIR = """\
 {TYPE} A:
 Name: {name_a}
 Content: {content_a}
@@ -171,13 +186,9 @@ Content: {content_a}
 {TYPE} B:
 Name: {name_b}
 Content: {content_b}
-{fragments}
-Create a consolidated {type} that:
-- Has a SHORT reusable name (3-5 words)
-- Has content (2-4 sentences) covering BOTH strategies/patterns
-- Is more general and widely applicable than either individual {type}
-
-Reply with ONLY JSON: {"name": "...", "content": "..."}"""
+{fragments}"""
+"""The paper's two-item block of the merge prompt, word for word; `merge_prompt` fences it
+as stored memory (`fence_memory`, our addition) in `MERGE`'s ``{pair}`` slot."""
 
 _ITEM = obj(name=NAME, content=PARAGRAPH)
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -335,18 +346,18 @@ def merge_prompt(
     if kind not in ("skill", "mistake"):
         raise ValueError(f"merge kind must be 'skill' or 'mistake', got {kind!r}")
     lines = [
-        f"- Task: {clip_middle(f.task, FRAGMENT_CHARS)} | "
+        f"- Task: {defuse(clip_middle(f.task, FRAGMENT_CHARS))} | "
         f"Outcome: {'success' if f.success else 'failure'} | "
-        f"Lesson: {clip_middle(f.lesson, FRAGMENT_CHARS)}"
+        f"Lesson: {defuse(clip_middle(f.lesson, FRAGMENT_CHARS))}"
         for f in fragments
     ]
-    return fill(
-        MERGE,
-        type=kind,
+    pair = fill(
+        MERGE_PAIR,
         TYPE=kind.upper(),
-        name_a=name_a,
-        content_a=content_a,
-        name_b=name_b,
-        content_b=content_b,
+        name_a=defuse(name_a),
+        content_a=defuse(content_a),
+        name_b=defuse(name_b),
+        content_b=defuse(content_b),
         fragments=fill(MERGE_FRAGMENTS, lines="\n".join(lines)) if lines else "",
     )
+    return fill(MERGE, type=kind, pair=fence_memory(pair, f"{kind}s A and B") + "\n")
