@@ -236,22 +236,6 @@ def test_the_catalog_holds_enough_exercises_in_every_notebook():
     assert all(per_nb.values()), {k: len(v) for k, v in per_nb.items()}
 
 
-def test_the_grading_page_counts_what_the_catalog_holds():
-    text = (ROOT / "docs" / "course" / "grading.md").read_text(encoding="utf-8")
-    found = catalog()
-    rows = re.findall(r"^\| (\d\d) [^|]+\| (\d+) \| ([^|]+) \| ([^|]+) \|$", text, flags=re.M)
-    assert [r[0] for r in rows] == [p.name[:2] for p in WITH_EXERCISES]
-    for nb, values, coding, written in rows:
-        mine = [e for e in found.values() if e.notebook == nb]
-        assert int(values) == sum(e.value for e in mine), nb
-        assert sorted(re.findall(r"\d\d\.\d+", coding)) == sorted(e.id for e in mine if e.coding)
-        assert sorted(re.findall(r"\d\d\.\d+", written)) == sorted(e.id for e in mine if e.written)
-    n_values = sum(e.value for e in found.values())
-    n_coding = sum(e.coding for e in found.values())
-    assert f"hold {len(found)} exercises: {n_values} values" in text
-    assert f"and {n_coding} coding exercises" in text
-
-
 @pytest.mark.parametrize("nb", WITH_EXERCISES, ids=lambda p: p.stem[:2])
 def test_every_exercise_has_its_cells_a_key_and_a_record(nb):
     cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
