@@ -10,7 +10,7 @@ notebook that the reference agrees with the one the notebook names, and with the
 catalog's public examples; a new coding exercise adds its reference here.
 
 >>> sorted(REFERENCES)[:3]
-['02.3', '03.3', '03.4']
+['01.5', '02.3', '02.4']
 >>> [int(i) for i in REFERENCES["02.3"](np.array([0.2, 0.9, 0.5]), 2)]
 [1, 2]
 
@@ -26,15 +26,16 @@ import numpy as np
 
 from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
-from hyperskill_lite.core.io import from_state, to_state
+from hyperskill_lite.core.io.state import from_state, to_state
 from hyperskill_lite.core.maintenance import merge_candidates, prune_selection
 from hyperskill_lite.core.memory import HypergraphMemory
 from hyperskill_lite.core.records import Skill, skill_text
-from hyperskill_lite.core.retrieval import retrieve, subtask_path
+from hyperskill_lite.core.retrieval import retrieve
 from hyperskill_lite.core.retrieval.context import fill_context
 from hyperskill_lite.core.retrieval.ranking import kappa_counts, rank_skills
 from hyperskill_lite.core.retrieval.result import Retrieval
 from hyperskill_lite.core.retrieval.scores import top_k
+from hyperskill_lite.core.retrieval.subtask import subtask_path
 from hyperskill_lite.core.utility import utility
 from hyperskill_lite.plots.runs import cumulative_sr
 from hyperskill_lite.stats import bootstrap_ci
