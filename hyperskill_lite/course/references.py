@@ -123,24 +123,20 @@ def _memory(encoder: _Vectors, config: HyperSkillConfig | None = None, *,
     skl = skl or {"emb": np.zeros((0, d))}
     edg = edg or {"emb": np.zeros((0, d))}
     n = {"u": len(sub), "s": len(skl["emb"]), "e": len(edg["emb"])}
-    ones = lambda k: np.ones(n[k])  # noqa: E731
+    none = np.zeros(n["s"])
     arrays["u_rows.npy"] = _rows(arrays["u_rows.npy"], n["u"])
-    arrays["s_rows.npy"] = _rows(
-        arrays["s_rows.npy"], n["s"], polarity=skl.get("failure", 0 * ones("s")),
-        sigma=skl.get("sigma", 0 * ones("s")), nu=skl.get("nu", 0 * ones("s")),
-        tbar=skl.get("tbar", 0 * ones("s")))
-    arrays["e_rows.npy"] = _rows(arrays["e_rows.npy"], n["e"], success=edg.get("success", ones("e")),
-                                 steps=ones("e"))
+    arrays["s_rows.npy"] = _rows(arrays["s_rows.npy"], n["s"], polarity=skl.get("failure", none),
+                                 sigma=skl.get("sigma", none), nu=skl.get("nu", none),
+                                 tbar=skl.get("tbar", none))
+    arrays["e_rows.npy"] = _rows(arrays["e_rows.npy"], n["e"], success=edg.get("success", True),
+                                 steps=1)
     for k, emb in (("u", sub), ("s", skl["emb"]), ("e", edg["emb"])):
         arrays[f"{k}_emb.npy"] = np.asarray(emb, dtype=np.float32).reshape(n[k], d)
     arrays["inc_u.npy"] = _pairs(np.zeros((0, 0)) if inc_u is None else inc_u)
     arrays["inc_s.npy"] = _pairs(np.zeros((0, 0)) if inc_s is None else inc_s)
-    blank = lambda k: [""] * n[k]  # noqa: E731
-    text.update(u={"content": blank("u")},
-                s={"name": [str(x) for x in skl.get("name", blank("s"))],
-                   "content": [str(x) for x in skl.get("content", blank("s"))]},
-                e={"task": [str(x) for x in edg.get("task", blank("e"))],
-                   "lesson": [str(x) for x in edg.get("lesson", blank("e"))]})
+    text.update(u={"content": [""] * n["u"]},
+                s={c: [str(x) for x in skl.get(c, [""] * n["s"])] for c in ("name", "content")},
+                e={c: [str(x) for x in edg.get(c, [""] * n["e"])] for c in ("task", "lesson")})
     man.update(counters={k: n[k] + 1 for k in n}, t_range=[1.0, 1.0] if n["e"] else None,
                counts={**n, "inc_u": len(arrays["inc_u.npy"]), "inc_s": len(arrays["inc_s.npy"])})
     return from_state(state, encoder, config)
