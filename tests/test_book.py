@@ -399,7 +399,7 @@ def test_a_new_kind_or_notebook_changes_the_counts(tmp_path):
     assert summary.startswith("The course has 4 notebooks (00-03). Notebooks 01-03 end with "
                               "4 exercises: 1 coding exercise")
     assert "1 prediction (" in summary and "1 value (" in summary
-    assert summary.endswith("and 1 written exercise.")
+    assert summary.endswith("and 1 written question (explain why, graded by hand against a rubric).")
     table = counts.exercise_table(tmp_path, cat).splitlines()
     assert table[0] == ("| notebook | exercises | coding | prediction | value | written | "
                         "the coding exercises |")

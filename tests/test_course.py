@@ -46,6 +46,7 @@ from hyperskill_lite.course.check import function_feedback
 from hyperskill_lite.course.contained import AnswerJob, isolation_problem, run_answers
 from hyperskill_lite.course.exercises import TAGS, cell_id, exercise_cells, exercise_metadata
 from hyperskill_lite.course.feedback import TriesLedger
+from hyperskill_lite.course.gradebook import WRITTEN_STUB
 from hyperskill_lite.course.key import META, read_key, records_of, source_sha
 from hyperskill_lite.course.student import MANIFEST, NOTE_ID, StudentCopyError, student_notebook
 from hyperskill_lite.course.tamper import find_flags
@@ -246,6 +247,15 @@ def test_every_exercise_has_its_cells_a_key_and_a_record(nb):
     for ex in ids:
         spec = exercise(ex)
         roles = [c for c in found if c.exercise == ex]
+        if spec.written:  # a model answer and its rubric, Markdown; graded by hand, no key
+            assert [c.role for c in roles] == ["answer", "rubric"], ex
+            answer, rubric = (cells[c.index] for c in roles)
+            assert answer["cell_type"] == rubric["cell_type"] == "markdown"
+            assert answer["metadata"] == exercise_metadata(ex, "answer", written=True,
+                                                           points=spec.points), ex
+            assert rubric["metadata"] == exercise_metadata(ex, "rubric"), ex
+            assert _source(answer).strip() and _source(rubric).strip() and ex not in key
+            continue
         assert [c.role for c in roles] == ["answer", "check", "test"], ex
         answer, check_cell, test = (cells[c.index] for c in roles)
         for cell, role in zip((answer, check_cell, test), ("answer", "check", "test")):
@@ -284,6 +294,15 @@ def test_a_student_copy_holds_no_solution_no_hidden_test_and_no_key():
         roles = {c.exercise + c.role: copy["cells"][c.index] for c in exercise_cells(copy["cells"])}
         prose = "\n".join(_source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
         for c in exercise_cells(nb["cells"]):
+            if exercise(c.exercise).written:  # the model answer a stub, the rubric gone
+                copied = "\n".join(_source(x) for x in copy["cells"])
+                for line in _source(nb["cells"][c.index]).splitlines():
+                    assert len(line.strip()) < 13 or line.strip() not in copied, (c.exercise, line)
+                if c.role == "answer":
+                    assert _source(roles[c.exercise + "answer"]) == WRITTEN_STUB
+                else:
+                    assert c.exercise + c.role not in roles
+                continue
             if c.role != "answer":
                 continue
             src = _source(nb["cells"][c.index])

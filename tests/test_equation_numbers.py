@@ -20,18 +20,19 @@ ROOT = Path(__file__).resolve().parents[1]
 EQUATIONS: dict[int, tuple[str, ...]] = {
     1: ("objective", "max_", "maximi", "argmax"),
     2: ("node", "tuple", "(c, l", "v_i", "v ="),
-    3: ("gamma", "γ", "utility", "stats", "T_bar", "T_min", "sigma"),
-    4: ("R_u", "subtask", "decompos", "P_0", "cos(plan"),
-    5: ("E_traj", "e_traj", "trajectory", "h_e", "d_q"),
-    6: ("E*", "E\\*", "e_star", "E_sub", "union"),
+    3: ("gamma", "γ", "utility", "stats", "statistic", "T_bar", "T_min", "sigma"),
+    4: ("R_u", "r_u", "k_u", "subtask", "decompos", "P_0", "cos(plan", "plan",
+        "\\mathcal{E}_{\\mathrm{sub}}", "e_sub"),
+    5: ("E_traj", "e_traj", "trajectory", "h_e", "d_q", "k_e", "\\mathcal{E}_{\\mathrm{traj}}"),
+    6: ("E*", "E\\*", "e_star", "E_sub", "e_sub", "union", "fuse", "\\mathcal{E}^*"),
     7: ("R_s", "candidate"),
-    8: ("kappa", "κ", "co-occurrence"),
+    8: ("kappa", "κ", "\\kappa", "co-occurrence", "count", "e_star"),
     9: ("S_q", "top-k_s", "k_s", "kappa", "κ", "rank", "retriev"),
     10: ("action", "a_t", "window", "agent", "steps"),
     11: ("prune", "pruning", "N_min", "tau", "τ", "remove", "delete"),
-    12: ("W", "affinity", "homophily", "co-occurrence", "V_e"),
-    13: ("propagat", "alpha", "α", "Z", "W_hat", "Ŵ", "smooth"),
-    14: ("merge", "merging", "delta_merge", "δ_merge", "candidate"),
+    12: ("W", "affinity", "homophily", "co-occurrence", "V_e", "edge_sizes"),
+    13: ("propagat", "alpha", "α", "Z", "W_hat", "Ŵ", "smooth", "neighbour"),
+    14: ("merge", "merging", "delta_merge", "δ_merge", "candidate", "pair"),
 }
 """Paper equation number -> words or symbols that name it (lower case where a word)."""
 

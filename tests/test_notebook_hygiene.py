@@ -48,18 +48,25 @@ def test_the_check_itself(src, ok):
 def test_solutions_sit_in_collapsed_answer_cells_and_nowhere_else():
     """Every notebook but 00 has exercises; a solution sits only between nbgrader's markers
     in an answer cell (tagged ``solution``, collapsed), never in prose or another cell,
-    where nbgrader would refuse to release the notebook."""
+    where nbgrader would refuse to release the notebook. A written question's answer cell
+    (tagged ``exercise-written``) is Markdown holding the model answer whole, no markers:
+    nbgrader replaces the whole cell with the stub in a student copy."""
     begin, end = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
     with_exercises = set()
     for nb in NOTEBOOKS:
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
         for c in cells:
             src = "".join(c["source"])
-            tagged = "solution" in c["metadata"].get("tags", [])
+            tags = c["metadata"].get("tags", [])
+            tagged = "solution" in tags
+            written = "exercise-written" in tags
             if tagged:
                 with_exercises.add(nb.name[:2])
-                assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
                 assert c["metadata"]["nbgrader"]["solution"], nb.name
-            assert (begin in src and end in src) == tagged, (nb.name, c.get("id"))
+            if written:
+                assert tagged and c["cell_type"] == "markdown", (nb.name, c.get("id"))
+            elif tagged:
+                assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
+            assert (begin in src and end in src) == (tagged and not written), (nb.name, c.get("id"))
             assert "HIDDEN TESTS" not in src or "exercise-test" in c["metadata"].get("tags", [])
     assert with_exercises == {nb.name[:2] for nb in NOTEBOOKS} - {"00"}

@@ -114,6 +114,161 @@ def _bootstrap(rng: np.random.Generator) -> list[Case]:
     return out
 
 
+# --- notebooks 01-05: the exercises for every mechanism (issue 44) --------------------
+
+
+def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    Z = rng.normal(size=(n, d))
+    return Z / np.linalg.norm(Z, axis=1, keepdims=True)
+
+
+def _near(rng: np.random.Generator, z: np.ndarray, cos: float) -> np.ndarray:
+    """A unit vector at cosine `cos` to the unit vector z."""
+    w = rng.normal(size=z.shape)
+    w -= (w @ z) * z
+    return cos * z + np.sqrt(1.0 - cos * cos) * w / np.linalg.norm(w)
+
+
+def _clear_of(cosines: np.ndarray, delta: float, margin: float) -> bool:
+    """No cosine within `margin` of the threshold: float32 (the memory) and float64 (the
+    learner) agree on every comparison with delta."""
+    return not np.any(np.abs(np.asarray(cosines) - delta) < margin)
+
+
+def _dedup(rng: np.random.Generator) -> list[Case]:
+    out = []
+    d = 8
+    for n, delta in ((5, 0.9), (4, 0.75), (0, 0.8), (6, 0.9)):
+        while True:
+            Z = _unit(rng, n, d)
+            V = [_near(rng, Z[rng.integers(0, n)], 0.96) if n else _unit(rng, 1, d)[0],
+                 _unit(rng, 1, d)[0]]  # near an existing skill, then far from all
+            V.append(_near(rng, V[1], 0.95))  # near the new node the second one made
+            if n > 1:
+                V.append(_near(rng, Z[rng.integers(0, n)], delta - 0.08))  # close, not enough
+            V = np.array(V)[rng.permutation(len(V))]
+            every = np.vstack([Z, V]) if n else V
+            if _clear_of(V @ every.T, delta, 2e-3):
+                break
+        out.append(([Z.reshape(n, d), V, delta], {}))
+    # a tie: the new skill is as close to two skills (cos 0.707); the earlier one wins
+    s = np.sqrt(0.5)
+    Z = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    V = np.array([[0.0, 0.0, 1.0], [s, s, 0.0], [0.0, 0.0, 1.0]])
+    out.append(([Z, V, 0.7], {}))
+    return out
+
+
+def _owners(rng: np.random.Generator, n_u: int, n_e: int) -> np.ndarray:
+    """B_u of n_u subtask nodes, each in one trajectory, created with it (rows by column)."""
+    B = np.zeros((n_u, n_e), dtype=np.int64)
+    B[np.arange(n_u), np.sort(rng.integers(0, n_e, n_u))] = 1
+    return B
+
+
+def _ties(rng: np.random.Generator, n: int, lo: float, hi: float) -> np.ndarray:
+    x = np.round(rng.uniform(lo, hi, n), 1)  # one decimal: ties are likely
+    if n > 1:
+        x[rng.integers(0, n)] = x[rng.integers(0, n)]  # and at least one, most of the time
+    return x
+
+
+def _subtask(rng: np.random.Generator) -> list[Case]:
+    out = []
+    for n_u, n_e, k in ((7, 4, 3), (6, 3, 6), (5, 4, 0), (8, 5, 10), (0, 2, 2), (9, 4, 4)):
+        out.append(([_ties(rng, n_u, -0.3, 0.9), _owners(rng, n_u, n_e), k], {}))
+    B = out[-1][0][1]
+    B[np.argmax(out[-1][0][0]), :2] = 1  # the paper lets a subtask node be in several
+    return out
+
+
+def _fusion(rng: np.random.Generator) -> list[Case]:
+    out = []
+    for n_e, n_u, k_e, k_u in ((5, 8, 2, 2), (4, 6, 0, 3), (6, 7, 3, 0), (3, 5, 5, 4),
+                               (6, 9, 2, 3), (4, 0, 2, 2)):
+        out.append(([_ties(rng, n_e, -0.2, 0.9), _ties(rng, n_u, -0.2, 0.9),
+                     _owners(rng, n_u, n_e), k_e, k_u], {}))
+    return out
+
+
+_LESSONS = ("Official tables beat news summaries.", "Convert the units before comparing.",
+            "The first matching entity was wrong; check every clue.",
+            "Two sources agreed on the figure.", "The archive page was out of date.",
+            "Computing in code avoided a rounding slip.")
+_SKILLS = (("Official Source First", "Prefer the statistics office's own tables.", False),
+           ("Compute With Code", "Do the arithmetic in Python.", False),
+           ("Label Every Unit", "Write the unit next to every number.", False),
+           ("", "Check the date the question asks about.", False),
+           ("Stale Data Reliance", "Answering from an outdated snapshot.", True),
+           ("Premature Entity Assumption", "Committing to the first matching entity.", True),
+           ("Unit Mix-Up", "Adding square miles to square kilometres.", True))
+
+
+def _context(rng: np.random.Generator) -> list[Case]:
+    out = []
+    for n_l, n_s, blank in ((4, 3, True), (0, 2, False), (3, 0, False), (0, 0, False),
+                            (2, 4, True)):
+        lessons = [str(x) for x in rng.choice(_LESSONS, n_l, replace=False)]
+        if blank and n_l:
+            lessons[rng.integers(0, n_l)] = ""  # a hyperedge with no lesson: not shown
+        success = [bool(x) for x in rng.random(n_l) < 0.6]
+        picked = [int(i) for i in rng.choice(len(_SKILLS), n_s, replace=False)]
+        if n_s > 1:  # S_q ranks a mistake first and a strategy last: the sections keep order
+            f = rng.choice(range(4, 7), min(int(rng.integers(1, n_s)), 3), replace=False)
+            st = rng.choice(range(4), n_s - len(f), replace=False)
+            middle = rng.permutation([*f[1:], *st[:-1]])
+            picked = [int(i) for i in (f[0], *middle, st[-1])]
+        if n_s == 4 and 3 not in picked:
+            picked[-1] = 3  # a skill with no name: its content alone
+        out.append(([lessons, success, [_SKILLS[i][0] for i in picked],
+                     [_SKILLS[i][1] for i in picked], [_SKILLS[i][2] for i in picked]], {}))
+    return out
+
+
+def _merge_pairs(rng: np.random.Generator) -> list[Case]:
+    out = []
+    for n, d, delta in ((6, 4, 0.85), (8, 5, 0.8), (7, 6, 0.9), (6, 3, 0.75)):
+        while True:
+            Z = _unit(rng, n, d)
+            a, b, c, e, f, z = (int(x) for x in rng.permutation(n)[:6])
+            Z[b] = _near(rng, Z[a], delta + 0.08)  # a pair over delta
+            Z[c] = _near(rng, Z[a], delta + 0.04)  # a contends for c too: greedy decides
+            labels = np.where(rng.random(n) < 0.5, "success", "failure")
+            labels[[a, b, c]] = labels[a]
+            Z[f] = _near(rng, Z[e], delta + 0.06)  # close, but of the other polarity
+            labels[f] = "failure" if labels[e] == "success" else "success"
+            if n > 6:
+                Z[z] = 0.0  # a zero row has no direction: never paired
+            norms = np.linalg.norm(Z, axis=1)
+            Zn = Z / np.where(norms > 0, norms, 1.0)[:, None]
+            if _clear_of((Zn @ Zn.T)[np.triu_indices(n, 1)], delta, 1e-6):
+                break
+        if d == 3:
+            labels[:] = "skill"  # one label for all: merge_scope="all", Eq. 14 as written
+        out.append(([Z, labels, delta], {}))
+    # a tie: rows 0 and 2 are both at cos 0.707 to row 1; (0, 1) comes first
+    out.append(([np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+                 np.array(["success"] * 4), 0.7], {}))
+    return out
+
+
+def _merge_rows(rng: np.random.Generator) -> list[Case]:
+    out = []
+    for n_s, n_e, zero in ((5, 4, False), (6, 6, False), (4, 3, True), (3, 5, False)):
+        i, j = (int(x) for x in rng.choice(n_s, 2, replace=False))
+        B = (rng.random((n_s, n_e)) < 0.4).astype(np.int64)
+        B[[i, j], rng.integers(0, n_e)] = 1  # a hyperedge holding both: the new node once
+        empty = np.flatnonzero(B.sum(axis=1) == 0)
+        B[empty, rng.integers(0, n_e, len(empty))] = 1  # every skill in some trajectory
+        nu = rng.integers(0, 7, n_s)
+        if zero:
+            nu[[i, j]] = 0  # never retrieved, either of them
+        sigma = np.array([rng.integers(0, v + 1) for v in nu])
+        tbar = np.where(nu > 0, np.round(rng.uniform(2, 10, n_s), 1), 0.0)
+        out.append(([B, sigma, nu, tbar, i, j], {}))
+    return out
+
+
 CASES: dict[str, Callable[[np.random.Generator], list[Case]]] = {
     "02.3": _top_k,
     "03.3": _kappa,
@@ -124,5 +279,12 @@ CASES: dict[str, Callable[[np.random.Generator], list[Case]]] = {
     "05.4": _propagate,
     "07.2": _cumulative,
     "08.3": _bootstrap,
+    # notebooks 01-05, the exercises for every mechanism (issue 44)
+    "01.5": _dedup,
+    "02.4": _subtask,
+    "02.5": _fusion,
+    "03.5": _context,
+    "05.5": _merge_pairs,
+    "05.6": _merge_rows,
 }
 """Exercise id -> its hidden-input generator."""

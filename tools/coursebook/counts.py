@@ -126,7 +126,9 @@ PHRASES = {"coding": ("coding exercise", "coding exercises",
            "prediction": ("prediction", "predictions",
                           "predict, then check with a run, a panel or a table"),
            "value": ("value", "values", "a number, an id, a set or true/false, read off or "
-                     "worked out")}
+                     "worked out"),
+           "written": ("written question", "written questions",
+                       "explain why, graded by hand against a rubric")}
 
 
 def _phrase(kind: str, n: int) -> str:
