@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from hyperskill_lite.compare_tables import retention
+from hyperskill_lite.core.config import maintenance_due
 from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.maintenance import prune_selection
 from hyperskill_lite.core.retrieval.ranking import kappa_counts, rank_skills
@@ -61,6 +63,28 @@ def _paired_ci(a: Any, b: Any, seed: int = 0, n_boot: int = 2000,
     return bootstrap_ci([d], np.random.default_rng(seed), n_boot, level)
 
 
+# --- notebooks 06-11 ------------------------------------------------------------------
+
+
+def _maintenance_after(n_tasks: int, ratio: float = 0.1) -> np.ndarray:
+    n = int(n_tasks)
+    return np.array([i + 1 for i in range(n) if maintenance_due(i, n, ratio)], dtype=np.int64)
+
+
+def _pooled_ci(a: Any, b: Any, seed: int = 0, n_boot: int = 2000,
+               level: float = 0.95) -> tuple[float, float, float]:
+    d = 100.0 * (np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+    return bootstrap_ci(list(np.atleast_2d(d)), np.random.default_rng(seed), n_boot, level)
+
+
+def _retention(gt_sr: Any, self_sr: Any) -> tuple[float, float]:
+    def rows(srs: Any) -> list[dict[str, Any]]:
+        return [{"method": "m", "seed": s, "SR": float(x)} for s, x in enumerate(srs)]
+
+    found = retention(rows(gt_sr), rows(self_sr), "m")
+    return found["Retention"], found["Delta"]
+
+
 REFERENCES: dict[str, Callable[..., Any]] = {
     "02.3": top_k,
     "03.3": kappa_counts,
@@ -71,6 +95,10 @@ REFERENCES: dict[str, Callable[..., Any]] = {
     "05.4": _propagate_once,
     "07.2": _running_sr,
     "08.3": _paired_ci,
+    # notebooks 06-11
+    "06.4": _maintenance_after,
+    "08.5": _pooled_ci,
+    "09.2": _retention,
 }
 """Coding exercise id -> the library's function for it."""
 
