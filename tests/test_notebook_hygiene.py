@@ -48,7 +48,8 @@ def test_the_check_itself(src, ok):
 def test_solutions_sit_in_collapsed_answer_cells_and_nowhere_else():
     """Every notebook but 00 has exercises; a solution sits only between nbgrader's markers
     in an answer cell (tagged ``solution``, collapsed), never in prose or another cell,
-    where nbgrader would refuse to release the notebook."""
+    where nbgrader would refuse to release the notebook. A written question's model answer
+    is a whole Markdown cell (tagged ``exercise-written``: nbgrader replaces all of it)."""
     begin, end = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
     with_exercises = set()
     for nb in NOTEBOOKS:
@@ -56,6 +57,12 @@ def test_solutions_sit_in_collapsed_answer_cells_and_nowhere_else():
         for c in cells:
             src = "".join(c["source"])
             tagged = "solution" in c["metadata"].get("tags", [])
+            if "exercise-written" in c["metadata"].get("tags", []):
+                assert tagged and c["cell_type"] == "markdown", (nb.name, c.get("id"))
+                assert c["metadata"]["nbgrader"]["solution"] and src.strip(), nb.name
+                assert begin not in src and end not in src, (nb.name, c.get("id"))
+                with_exercises.add(nb.name[:2])
+                continue
             if tagged:
                 with_exercises.add(nb.name[:2])
                 assert c["metadata"].get("jupyter", {}).get("source_hidden"), nb.name
