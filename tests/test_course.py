@@ -237,6 +237,21 @@ def test_the_catalog_holds_enough_exercises_in_every_notebook():
     assert all(per_nb.values()), {k: len(v) for k, v in per_nb.items()}
 
 
+def test_the_grading_page_counts_what_the_catalog_holds():
+    """The grading page's table (a block tools/readme.py generates; tests/test_book.py
+    checks it is current) names every notebook with exercises, with the catalog's count
+    and coding exercises."""
+    text = (ROOT / "docs" / "course" / "grading.md").read_text(encoding="utf-8")
+    found = catalog()
+    rows = re.findall(r"^\| `(\d\d)_\w+` \| (\d+) \|(.*)\|$", text, flags=re.M)
+    assert [r[0] for r in rows] == [p.name[:2] for p in WITH_EXERCISES]
+    for nb, total, rest in rows:
+        mine = [e for e in found.values() if e.notebook == nb]
+        assert int(total) == len(mine), nb
+        assert sorted(re.findall(r"\d\d\.\d+", rest)) == sorted(e.id for e in mine if e.coding)
+    assert f"with {len(found)} exercises: {sum(e.coding for e in found.values())} coding" in text
+
+
 @pytest.mark.parametrize("nb", WITH_EXERCISES, ids=lambda p: p.stem[:2])
 def test_every_exercise_has_its_cells_a_key_and_a_record(nb):
     cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
@@ -247,14 +262,16 @@ def test_every_exercise_has_its_cells_a_key_and_a_record(nb):
     for ex in ids:
         spec = exercise(ex)
         roles = [c for c in found if c.exercise == ex]
-        if spec.written:  # a model answer and its rubric, Markdown; graded by hand, no key
+        if spec.written:  # a model answer graded by hand, and its rubric: no check, no key
             assert [c.role for c in roles] == ["answer", "rubric"], ex
             answer, rubric = (cells[c.index] for c in roles)
+            assert answer["id"] == cell_id(ex, "answer") and rubric["id"] == cell_id(ex, "rubric")
             assert answer["cell_type"] == rubric["cell_type"] == "markdown"
             assert answer["metadata"] == exercise_metadata(ex, "answer", written=True,
-                                                           points=spec.points), ex
-            assert rubric["metadata"] == exercise_metadata(ex, "rubric"), ex
-            assert _source(answer).strip() and _source(rubric).strip() and ex not in key
+                                                           points=spec.points)
+            assert rubric["metadata"]["tags"] == TAGS["rubric"] and ex not in key
+            assert _source(answer).strip() and _source(rubric).strip()
+            assert _source(cells[roles[0].index - 1]).startswith(f"**Exercise {ex}.** ")
             continue
         assert [c.role for c in roles] == ["answer", "check", "test"], ex
         answer, check_cell, test = (cells[c.index] for c in roles)
@@ -306,6 +323,11 @@ def test_a_student_copy_holds_no_solution_no_hidden_test_and_no_key():
             if c.role != "answer":
                 continue
             src = _source(nb["cells"][c.index])
+            if exercise(c.exercise).written:  # the model answer replaced by a blank stub
+                mine = roles[c.exercise + "answer"]
+                assert mine["source"] == WRITTEN_STUB and src.strip() not in text
+                assert "solution" not in mine["metadata"]["tags"]
+                continue
             solution = src.split(SOL_B, 1)[1].split(SOL_E, 1)[0]
             for line in solution.splitlines():  # no line of the solution is left anywhere
                 if len(line.strip()) > 12 and line.strip() not in prose:  # but a statement's hint
@@ -325,6 +347,38 @@ def test_a_student_copy_holds_no_solution_no_hidden_test_and_no_key():
 
         assert figures(copy) == figures(nb), path.name  # the worked example keeps its figures
         nbformat.validate(nbformat.from_dict(copy))
+
+
+def test_the_capstone_copy_holds_a_template_and_a_students_method_earns_no_flag(tmp_path):
+    """The capstone's method cell (a solution cell outside any exercise, tagged own-code):
+    the student copy holds the template, not collapsed and without the worked example,
+    and it runs as it stands; a student's own method written there earns no flag (the
+    capstone command scans the file it becomes), while the same code in another cell does."""
+    from hyperskill_lite import HashingEncoder
+    from hyperskill_lite.launch import skillworld_parts
+    from hyperskill_lite.runner import run_episodes
+
+    nb = json.loads((ROOT / "notebooks" / "11_capstone.ipynb").read_text(encoding="utf-8"))
+    copy = student_notebook(nb)
+    cell = next(c for c in copy["cells"] if c["id"] == "capstone-method")
+    src = _source(cell)
+    assert SOL_B not in src and "plan-shelf" not in src and 'NAME = "skill-shelf"' in src
+    assert "solution" not in cell["metadata"]["tags"] and "jupyter" not in cell["metadata"]
+    found: dict = {}
+    exec(compile(src, "template", "exec"), found)  # noqa: S102 - the course's own template
+    spec = found["SPEC"]
+    tasks, llm, executor, _ = skillworld_parts("gaia", 0, 6)
+    system = spec.factory(spec.operations(llm), HashingEncoder(), None)
+    records = run_episodes(system, tasks, executor, tmp_path / "run", progress=False)
+    assert len(records) == 6 and system.stats()["skills"] > 0
+    assert any(r["retrieved"] for r in records[1:])  # it shows what it stored
+    mine = json.loads(json.dumps(copy))
+    own = next(c for c in mine["cells"] if c["id"] == "capstone-method")
+    own["source"] = src.replace("class Memory", "class Shelf") + "\nPath('x').write_text('y')\n"
+    assert find_flags(mine, nb) == []
+    other = next(c for c in mine["cells"] if c["id"] == "capstone-runs")
+    other["source"] += "\nPath('x').write_text('y')\n"
+    assert [f.cell for f in find_flags(mine, nb)] == ["capstone-runs"]
 
 
 def test_student_copies_are_readable_by_the_class_and_never_overwrite_work(tmp_path):

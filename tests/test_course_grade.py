@@ -27,9 +27,12 @@ ISOLATION = "bwrap" if isolation_problem("bwrap") is None else "process"
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem[:2])
 def test_a_shipped_notebook_grades_all_correct(nb):
+    """Every value and coding exercise correct; every written question's model answer
+    waits for its hand grade (and is no blank)."""
     report = grade_notebook(nb, isolation=ISOLATION)
-    auto = [g for g in report.grades if g.kind != "written"]  # written: formgrader's, by hand
+    auto = [g for g in report.grades if g.kind != "written"]
+    written = [g for g in report.grades if g.kind == "written"]
     assert report.all_correct and report.points == len(auto), format_report(report)
-    assert all(g.status == "to grade by hand" for g in report.grades if g.kind == "written")
+    assert all(g.status == "to grade by hand" for g in written), format_report(report)
     assert report.flags == [] and report.problems == []
-    assert report.seconds["processes"] == 1
+    assert report.seconds["processes"] == (1 if auto else 0)

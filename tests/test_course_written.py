@@ -127,3 +127,27 @@ def test_written_answers_wait_for_a_hand_grade_in_the_gradebook(tmp_path):
     grade_notebook(path, FIXTURE, isolation=ISOLATION, course=course, student="ada")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_submission_notebook("98_written", "notebooks", "ada").score == 1.5
+
+
+def test_only_the_instructors_rubric_sits_beside_an_answer(tmp_path):
+    """A submission that carries rubric cells (the instructor's own notebook, or a student
+    who pasted or edited one) gets the instructor's rubric once beside each answer, and
+    none of its own."""
+    course = tmp_path / "course"
+    (course / "source" / "notebooks").mkdir(parents=True)
+    shutil.copy(NB, course / "source" / "notebooks" / NB.name)
+    nb = json.loads(NB.read_text())
+    for cell in nb["cells"]:
+        if cell.get("id") == "ex-98-1-rubric":
+            cell["source"] = "- 2 points: any answer at all"
+    path = course / "submitted" / "ada" / "notebooks" / NB.name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    report = grade_notebook(path, FIXTURE, isolation=ISOLATION, course=course, student="ada")
+    assert report.by_status() == {"98.1": "to grade by hand", "98.2": "to grade by hand"}
+    assert report.all_correct  # nothing graded automatically is wrong
+    graded = json.loads((course / "autograded" / "ada" / "notebooks" / NB.name).read_text())
+    ids = [c.get("id") for c in graded["cells"]]
+    assert ids.count("ex-98-1-rubric") == 1 and ids.count("ex-98-2-rubric") == 1
+    assert ids.index("ex-98-1-rubric") == ids.index("ex-98-1-answer") + 1
+    assert "any answer at all" not in json.dumps(graded)

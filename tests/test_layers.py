@@ -55,10 +55,10 @@ ALLOWED: dict[str, set[str]] = {
     "explore": {"core", "types", "agent", "baselines", "world", "bench", "plots", "methods",
                 "runner", "compare", "launch", "protocol"},
     # course: the grader binds the library's own functions as references (core, plots,
-    # stats); the capstone runs a method on SkillWorld (methods, types, launch, protocol,
-    # runner) with the world in the grader's process
-    "course": {"core", "agent", "plots", "stats", "methods", "types", "launch", "protocol",
-               "runner"},
+    # stats, compare_tables); the capstone runs a method on SkillWorld (methods, types,
+    # launch, protocol, runner) with the world in the grader's process
+    "course": {"core", "agent", "plots", "stats", "compare_tables", "methods", "types",
+               "launch", "protocol", "runner"},
     "studio": {"core", "types", "runner", "protocol", "plots"},
     "widget": {"core", "types", "runner", "studio"},  # the studio's data model and script
     "_startup": set(),
@@ -634,7 +634,7 @@ NOT_IN_THE_TREE = {
 }
 """Names in prose that are not files of this repository, on purpose (with `OUT/...`,
 ``class/...`` and ``Flash-Searcher-main/...`` paths)."""
-NOT_IN_THE_TREE_PREFIXES = ("OUT/", "class/", "Flash-Searcher-main/")
+NOT_IN_THE_TREE_PREFIXES = ("OUT/", "class/", "capstone/", "Flash-Searcher-main/")
 
 
 def _without_doctests(text: str) -> str:

@@ -22,7 +22,7 @@ and the capstone's ranking.
 - __main__.py: ``python -m hyperskill_lite.course grade | student | reveal | capstone``.
 
 May import the python tool's sandbox (agent/tools/), the library it grades against
-(core/, plots/, stats.py) and, for the capstone, what runs a method on SkillWorld
+(core/, plots/, stats.py, compare_tables.py) and, for the capstone, what runs a method on SkillWorld
 (methods/, types.py, launch.py, protocol.py, runner/) (tests/test_layers.py). Our
 addition: the paper has no course. Not here: the notebooks (notebooks/), the course site
 (docs/).

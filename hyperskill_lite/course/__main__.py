@@ -11,7 +11,8 @@ a reveal file, rank the capstone.
         [--call-timeout S] [--time-limit S] [--memory-mb MB]
 
 ``grade`` prints one table per notebook (the instructor's: it may name a key or a hidden
-input) and exits 0 when every exercise is correct, 1 when some are wrong or not answered,
+input) and exits 0 when every exercise is correct (written answers waiting for their hand
+grade aside), 1 when some are wrong or not answered,
 2 when a notebook cannot be graded (one line each). With ``--feedback DIR`` it also
 writes what the student may read (feedback.py: correctness only as the reveal policy
 allows; in an nbgrader course, ``--course``, each distinct submission is a try).

@@ -266,6 +266,49 @@ def _merge_rows(rng: np.random.Generator) -> list[Case]:
         sigma = np.array([rng.integers(0, v + 1) for v in nu])
         tbar = np.where(nu > 0, np.round(rng.uniform(2, 10, n_s), 1), 0.0)
         out.append(([B, sigma, nu, tbar, i, j], {}))
+
+# --- notebooks 06-11 ------------------------------------------------------------------
+
+
+def _schedule(rng: np.random.Generator) -> list[Case]:
+    """Run lengths and ratios: one task, a period of one, a length that is not a multiple
+    of the period (no last cycle), no maintenance at all (ratio 0), one cycle at the end.
+    The products ratio x N stay clear of float rounding (ceil is exact on them)."""
+    out: list[Case] = [([1], {}), ([9], {}), ([11], {}), ([7], {"ratio": 0.0}),
+                       ([30], {"ratio": 1.0}), ([165], {})]
+    for ratio in (0.1, 0.25, 0.5):
+        n = int(rng.integers(12, 120))
+        out.append(([n], {"ratio": ratio}))
+    return out
+
+
+def _pooled(rng: np.random.Generator) -> list[Case]:
+    """(seeds, tasks) outcome arrays: three seeds as in the notebooks, one seed, two seeds
+    of one task each, identical arms (a zero-width interval)."""
+    out = []
+    for c, n, n_boot, level in ((3, 40, 400, 0.95), (1, 30, 300, 0.9), (2, 1, 200, 0.95),
+                                (4, 25, 500, 0.8)):
+        a = (rng.random((c, n)) < 0.6).astype(np.int64)
+        b = (rng.random((c, n)) < 0.5).astype(np.int64)
+        out.append(([a, b], {"seed": int(rng.integers(0, 10_000)), "n_boot": n_boot,
+                             "level": level}))
+    a = (rng.random((3, 20)) < 0.5).astype(np.int64)
+    out.append(([a, a.copy()], {"seed": 1, "n_boot": 100}))
+    return out
+
+
+def _retention(rng: np.random.Generator) -> list[Case]:
+    """SRs per seed (percent, two decimals): one seed, seeds whose per-seed ratios average
+    to another value than the ratio of the means, a self-judge run above the GT run, two
+    equal runs."""
+    out: list[Case] = []
+    for n in (1, 3, 5):
+        gt = np.round(rng.uniform(20, 70, n), 2)
+        out.append(([gt, np.round(gt + rng.uniform(-8, 4, n), 2)], {}))
+    out.append(([np.array([40.0, 20.0, 60.0]), np.array([44.0, 16.0, 60.0])], {}))
+    out.append(([np.array([50.0, 52.0]), np.array([55.0, 53.0])], {}))
+    same = np.round(rng.uniform(30, 60, 3), 2)
+    out.append(([same, same.copy()], {}))
     return out
 
 
@@ -286,5 +329,9 @@ CASES: dict[str, Callable[[np.random.Generator], list[Case]]] = {
     "03.5": _context,
     "05.5": _merge_pairs,
     "05.6": _merge_rows,
+    # notebooks 06-11
+    "06.4": _schedule,
+    "08.5": _pooled,
+    "09.2": _retention,
 }
 """Exercise id -> its hidden-input generator."""

@@ -132,8 +132,10 @@ class GradeReport:
 
     @property
     def all_correct(self) -> bool:
+        """Every exercise graded here is right (a written answer waits for its hand grade:
+        a notebook of written questions only, all answered, is all correct here)."""
         auto = [g for g in self.grades if g.status != "to grade by hand"]
-        return bool(auto) and all(g.status == "correct" for g in auto)
+        return bool(self.grades) and all(g.status == "correct" for g in auto)
 
     @property
     def points(self) -> float:

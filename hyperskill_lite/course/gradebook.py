@@ -8,7 +8,8 @@ test cells from the instructor's notebook, and the hand grades of written answer
 ``Execute`` step (which would run the submission in a kernel) is replaced by
 `ContainedVerdicts`, which writes each test cell's verdict into the cell's output (an
 error output for no point, a line for a point: how nbgrader scores a test cell), and puts
-each written question's rubric back beside the student's answer for the grader. Its
+each written question's rubric back beside the student's answer for the grader (the
+instructor's rubric: one a submission carries, pasted or edited, is dropped). Its
 ``SaveAutoGrades`` step then stores the scores in the gradebook as usual; a written
 answer is left for formgrader (``needs_manual_grade``).
 
@@ -79,6 +80,9 @@ def _preprocessor(verdicts: dict[str, Verdict], rubrics: dict[str, dict[str, Any
         def preprocess(self, nb, resources):
             out = []
             for cell in nb.cells:
+                own = cell.get("metadata", {})
+                if "rubric" in own.get("tags", []) or own.get("exercise", {}).get("role") == "rubric":
+                    continue  # a rubric the submission carries: only the instructor's is put back
                 meta = cell.get("metadata", {}).get("nbgrader", {})
                 grade_id = meta.get("grade_id")
                 v = verdicts.get(grade_id) if meta.get("grade") else None

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from hyperskill_lite.core.config import HyperSkillConfig
+from hyperskill_lite.compare_tables import retention
+from hyperskill_lite.core.config import HyperSkillConfig, maintenance_due
 from hyperskill_lite.core.cooccurrence import cooccurrence_matrix, propagate
 from hyperskill_lite.core.io.state import from_state, to_state
 from hyperskill_lite.core.maintenance import merge_candidates, prune_selection
@@ -224,6 +225,27 @@ def _merge_rows(B: Any, sigma: Any, nu: Any, tbar: Any, i: int, j: int,
     return (B_new.toarray().astype(np.int64), np.array([v.sigma for v in views]),
             np.array([v.nu for v in views]), np.array([v.mean_steps for v in views]))
 
+# --- notebooks 06-11 ------------------------------------------------------------------
+
+
+def _maintenance_after(n_tasks: int, ratio: float = 0.1) -> np.ndarray:
+    n = int(n_tasks)
+    return np.array([i + 1 for i in range(n) if maintenance_due(i, n, ratio)], dtype=np.int64)
+
+
+def _pooled_ci(a: Any, b: Any, seed: int = 0, n_boot: int = 2000,
+               level: float = 0.95) -> tuple[float, float, float]:
+    d = 100.0 * (np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+    return bootstrap_ci(list(np.atleast_2d(d)), np.random.default_rng(seed), n_boot, level)
+
+
+def _retention(gt_sr: Any, self_sr: Any) -> tuple[float, float]:
+    def rows(srs: Any) -> list[dict[str, Any]]:
+        return [{"method": "m", "seed": s, "SR": float(x)} for s, x in enumerate(srs)]
+
+    found = retention(rows(gt_sr), rows(self_sr), "m")
+    return found["Retention"], found["Delta"]
+
 
 REFERENCES: dict[str, Callable[..., Any]] = {
     "02.3": top_k,
@@ -242,6 +264,10 @@ REFERENCES: dict[str, Callable[..., Any]] = {
     "03.5": _assemble_context,
     "05.5": _merge_pairs,
     "05.6": _merge_rows,
+    # notebooks 06-11
+    "06.4": _maintenance_after,
+    "08.5": _pooled_ci,
+    "09.2": _retention,
 }
 """Coding exercise id -> the library's function for it."""
 

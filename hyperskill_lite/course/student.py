@@ -4,8 +4,9 @@ regions stripped (`ClearSolutions`; a written question's model answer replaced b
 (`LockCells`) and checksummed (`ComputeChecksums`), the metadata validated
 (`CheckCellMetadata`). Then, ours: every rubric cell dropped (the instructor's, catalog.py),
 the exercise cells' outputs cleared (a test cell's recorded key with them), the
-instructor-only tag ``solution`` and the collapsed source removed, and a note under the
-title says where the solutions are. A test cell stays, holding only its comment
+instructor-only tag ``solution`` and the collapsed source removed (also from a solution
+cell outside an exercise, the capstone's method cell, which keeps its template), and a
+note under the title says where the solutions are. A test cell stays, holding only its comment
 line (the site drops it: ``remove-cell``); grading restores its hidden test. The other cells keep their outputs, figures
 included, so a copy reads well before it is run (and the student site shows them).
 
@@ -110,15 +111,17 @@ def student_notebook(nb: dict[str, Any]) -> dict[str, Any]:
         role = roles.get(i)
         if role == "rubric" or "rubric" in cell.get("metadata", {}).get("tags", []):
             continue  # the instructor's: never in a student copy
-        if role is not None:
+        # a solution cell outside an exercise (the capstone's method cell): its template
+        free = role is None and "solution" in cell.get("metadata", {}).get("tags", [])
+        if role is not None or free:
             meta = cell["metadata"]
             meta["tags"] = [t for t in meta.get("tags", []) if t != "solution"]
             meta.get("jupyter", {}).pop("source_hidden", None)
             if not meta.get("jupyter"):
                 meta.pop("jupyter", None)
-            if role in ("answer", "test"):
+            if role in ("answer", "test") or free:
                 cell["source"] = _tidy(cell["source"])
-            if cell.get("cell_type") == "code":
+            if role is not None and cell.get("cell_type") == "code":
                 cell["outputs"] = []
                 cell["execution_count"] = None
         cells.append(cell)

@@ -19,6 +19,11 @@ and flags, from its syntax tree:
 - low-level access (``ctypes``, ``gc``, frames, ``signal``, processes, sockets);
 - a check or test cell edited, or an exercise's cell deleted.
 
+A cell the instructor's notebook tags ``own-code`` (`OWN_CODE`: the capstone's method
+cell, where the student writes a whole memory method of their own by design) is not read:
+the capstone command reads the file that cell becomes (capstone/submission.py), and
+the capstone notebook grades only written answers.
+
 Grading adds what the sandbox saw while it ran the answer cells (contained.py) and a
 recorded answer that its answer cell does not produce (grade.py).
 
@@ -39,10 +44,12 @@ from typing import Any
 from hyperskill_lite.course.contained import strip_magics
 from hyperskill_lite.course.exercises import cell_text, exercise_cells
 
-__all__ = ["Flag", "find_flags", "GRADER_NAMES", "LEARNER_API"]
+__all__ = ["Flag", "find_flags", "GRADER_NAMES", "LEARNER_API", "OWN_CODE"]
 
 GRADER_NAMES = frozenset({"check", "check_function", "verify_answer", "verify_function",
                           "ExerciseFailed", "NotAnswered", "Verdict"})
+OWN_CODE = "own-code"
+"""The tag of an instructor's cell whose code is the student's own by design (not read)."""
 LEARNER_API = frozenset({"check", "check_function"})
 """What a notebook imports from the course package for its learner: not a flag."""
 _BY_NAME = {"__import__", "exec", "eval", "compile"}
@@ -299,6 +306,8 @@ def find_flags(sub: dict[str, Any], src: dict[str, Any]) -> list[Flag]:
             continue
         if mine is not None and cell_text(mine) == text:
             continue  # the instructor's cell as it was
+        if mine is not None and OWN_CODE in (mine.get("metadata") or {}).get("tags", []):
+            continue  # the student's own code by design (module docstring)
         found = [f"runs a magic or shell command ({line.strip()[:40]})"
                  for line in text.splitlines()
                  if line.lstrip().startswith(("%", "!"))
