@@ -54,7 +54,7 @@ def _rank(nodeid: str) -> int:
     return HEAVY.index(unit) if unit in HEAVY else len(HEAVY)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: pytest-xdist may be absent
 def pytest_xdist_make_scheduler(config, log):
     """Under ``--dist loadscope``: units of one module or of the modules in SHARED, in the
     order the workers collected them (`pytest_collection_modifyitems`)."""
