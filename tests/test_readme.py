@@ -88,6 +88,13 @@ def test_every_generated_block_equals_what_its_artefact_gives():
             f"{page.relative_to(ROOT)}: block {name!r} is stale: run tools/readme.py")
 
 
+def test_the_tools_doctests():
+    import doctest
+
+    result = doctest.testmod(_tool())
+    assert result.attempted >= 1 and result.failed == 0
+
+
 def _demo_rows(text: str) -> dict[str, list[str]]:
     """method -> the demo table's columns without the two timing ones (mem ms, s/task),
     by the rule `tools/readme.py --check` applies."""
@@ -95,16 +102,17 @@ def _demo_rows(text: str) -> dict[str, list[str]]:
     return {r[0]: r[1:] for r in rows if r[0].startswith(("hyperskill", "flat", "no-memory"))}
 
 
-def test_the_demo_table_and_figures_are_what_make_demo_gives(tmp_path):
+def test_the_demo_table_and_figures_are_what_make_demo_gives(demo_folder):
     """The README's demo table is what `make demo` prints (gaia, seed 0, MiniLM; the two
     timing columns aside) and its figures are the demo's, byte for byte."""
     tool = _tool()
     shown = tool.blocks(README.read_text(encoding="utf-8"))["demo"]
-    printed = tool.demo_output(tmp_path / "demo", tmp_path / "figures")
+    printed, _, figures = demo_folder
     assert printed.splitlines()[0] == shown.splitlines()[1]  # the title line, seed and encoder
     assert _demo_rows(printed) == _demo_rows(shown) and len(_demo_rows(shown)) == 5
+    assert tool.FIRST_RUN.search(shown), "the first run's cost is missing: run tools/readme.py"
     for name in ("demo_cumulative_sr.png", "demo_memory_growth.png"):
-        assert (tmp_path / "figures" / name).read_bytes() == (ROOT / "figures" / name).read_bytes()
+        assert (figures / name).read_bytes() == (ROOT / "figures" / name).read_bytes()
 
 
 def test_the_notebook_run_times_are_the_notebooks_own():

@@ -120,6 +120,8 @@ def agent_then_memory(request: dict):
 
 def test_live_run_with_record_leaks_no_key(tmp_path, secret_env, search_api, capsys):
     secret_env.setenv("HYPERSKILL_SEARCH_URL", search_api)
+    # the toolkit's caches (the search results) go here, not into the user's cache folder
+    secret_env.setenv("HYPERSKILL_CACHE", str(tmp_path / "cache"))
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(
         "".join(

@@ -163,9 +163,11 @@ def test_a_learn_is_durable_before_it_returns_and_kill_loses_only_the_call_in_fl
             kid.send_signal(signal.SIGKILL)
             break
     kid.wait(timeout=60)
+    # the learns that returned before the kill landed but were not read yet (a busy machine)
+    learned += [line.split()[1] for line in kid.stdout if line.startswith("learned")]
     mem = SharedMemory(path).memory
     edges = mem.edge_ids()
-    assert set(learned) <= set(edges)
+    assert len(learned) >= 25 and set(learned) <= set(edges)
     assert len(learned) <= len(edges) <= len(learned) + 1
     mem.validate()
 

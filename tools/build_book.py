@@ -19,16 +19,19 @@ sphinx-book-theme (docs/conf.py says why this stack and not Jupyter Book). For e
    figures folder sits beside the source folder, where a notebook's ``../figures/NAME.png``
    (and a guide page's ``../../figures/NAME.png``) finds it, as in the repository;
 3. slides of notebooks 01-05 (reveal.js via nbconvert, tools/coursebook/slides.py);
-4. MathJax 3 and reveal.js from the npm registry (``npm pack``), cached and copied into the
-   site's ``_static``: the site typesets math and shows slides offline;
+4. MathJax 3 and reveal.js from the npm registry (``npm pack``), kept in ``--cache``
+   (default ``build/cache/``, with npm's own download cache; nothing goes into the home
+   folder, and the build prints where) and copied into the site's ``_static``: the site
+   typesets math and shows slides offline;
 5. ``sphinx-build -W`` into ``OUT/EDITION/html`` (a warning fails the build), each page's
    ".ipynb" download (the theme's button, ``_sources/NAME.ipynb``) replaced by the notebook
    itself (the student copy on the student site), and an ``index.html`` that redirects to
    the home page.
 
 Usage: ``python tools/build_book.py [--out build/book] [--notebooks notebooks]
-[--edition both|student|instructor]``. Every failure the user can meet (no notebooks, npm
-missing, Sphinx missing, a warning) is one line naming what to do, exit code 1.
+[--edition both|student|instructor] [--cache build/cache]``. Every failure the user can
+meet (no notebooks, npm missing, Sphinx missing, a warning) is one line naming what to do,
+exit code 1.
 
 Our addition: the paper ships no course. Not here: the page checks (tests/browser/).
 """
@@ -45,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the coursebook package
 from coursebook.counts import count_fields  # noqa: E402
-from coursebook.npm import MATHJAX, REVEAL, BookError, copy_parts, fetch  # noqa: E402
+from coursebook.npm import CACHE, MATHJAX, REVEAL, BookError, cache_dir, copy_parts, fetch  # noqa: E402
 from coursebook.pages import (  # noqa: E402
     TEACHING,
     copy_pages,
@@ -126,7 +129,7 @@ def _sphinx(src: Path, html: Path, doctrees: Path, log: Path) -> None:
 
 
 def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
-                  figures: Path | None = None) -> Path:
+                  figures: Path | None = None, cache: Path = CACHE) -> Path:
     """Build one edition into ``out/EDITION/html`` (module docstring); return that folder."""
     base = out / edition
     src, html, doctrees = base / "src", base / "html", base / "doctrees"
@@ -149,8 +152,8 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
     api = _has_autoapi()
     stage(source, src, toctree([n for n in names if n != HOME], teaching, sections, api),
           edition, figures)
-    copy_parts(MATHJAX, fetch(MATHJAX), static / "mathjax")
-    copy_parts(REVEAL, fetch(REVEAL), static / "reveal.js")
+    copy_parts(MATHJAX, fetch(MATHJAX, cache_dir(MATHJAX, cache)), static / "mathjax")
+    copy_parts(REVEAL, fetch(REVEAL, cache_dir(REVEAL, cache)), static / "reveal.js")
     slides = write_slides(src, src / "_extra" / "slides")
     headers = [header(p.stem, read(p)) for p in paths if p.stem != HOME]
     values = substitutions(headers, edition, slides)
@@ -168,9 +171,10 @@ def build_edition(edition: str, out: Path, notebooks: Path, docs: Path,
 
 
 def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = EDITIONS,
-          figures: Path | None = None) -> dict[str, Path]:
+          figures: Path | None = None, cache: Path = CACHE) -> dict[str, Path]:
     """Build each of `editions`, side by side (each edition's Sphinx runs in its own
-    process); return {edition: its html folder}."""
+    process), with MathJax and reveal.js from `cache` (fetched there once); return
+    {edition: its html folder}."""
     course_notebooks(notebooks)
     try:
         import autoapi  # noqa: F401
@@ -183,9 +187,9 @@ def build(out: Path, notebooks: Path, docs: Path, editions: tuple[str, ...] = ED
                         f"and nbconvert "
                         f"({e.name} is missing): run make book, which installs them") from e
     for pkg in (MATHJAX, REVEAL):  # into the cache once, before the editions share it
-        fetch(pkg)
+        fetch(pkg, cache_dir(pkg, cache))
     with ThreadPoolExecutor(max_workers=len(editions)) as pool:  # two Sphinx processes
-        jobs = {e: pool.submit(build_edition, e, out, notebooks, docs, figures)
+        jobs = {e: pool.submit(build_edition, e, out, notebooks, docs, figures, cache)
                 for e in editions}
         return {e: job.result() for e, job in jobs.items()}
 
@@ -197,18 +201,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
     parser.add_argument("--figures", type=Path, default=ROOT / "figures",
                         help="the saved figures the alt texts are read from")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help="where MathJax and reveal.js (and npm's download cache) are "
+                        "kept between builds (default: build/cache)")
     parser.add_argument("--edition", choices=("both", *EDITIONS), default="both")
     args = parser.parse_args(argv)
     editions = EDITIONS if args.edition == "both" else (args.edition,)
     try:
         sites = build(args.out.resolve(), args.notebooks.resolve(), args.docs.resolve(),
-                      editions, args.figures.resolve())
+                      editions, args.figures.resolve(), args.cache.resolve())
     except BookError as e:
         print(e, file=sys.stderr)
         return 1
     for edition, html in sites.items():
         pages = [p for p in html.rglob("*.html") if "_static" not in p.relative_to(html).parts]
         print(f"{edition} site: {html}/index.html ({len(pages)} pages)")
+    print(f"MathJax and reveal.js: kept in {args.cache.resolve()} for the next build "
+          "(delete it to fetch them again)")
     return 0
 
 

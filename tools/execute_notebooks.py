@@ -4,6 +4,7 @@ really changed.
 
     .venv/bin/python tools/execute_notebooks.py [notebooks/NN_name.ipynb ...]   # default: all
     .venv/bin/python tools/execute_notebooks.py --workers 2 --write-run-times
+    .venv/bin/python tools/execute_notebooks.py --longest-first notebooks/*.ipynb  # the order
 
 Each notebook runs top to bottom in a fresh kernel (nbclient, the engine of nbconvert and
 nbval) with the environment of `make test`. Then every code cell whose new outputs equal
@@ -212,6 +213,12 @@ def _alone(path: Path) -> int:
     return int(m.group(2)) if m else 0
 
 
+def longest_first(paths: list[Path]) -> list[Path]:
+    """`paths` by the compute time alone in their headers, the longest first (a stable
+    sort: equal times keep their order)."""
+    return sorted(paths, key=_alone, reverse=True)
+
+
 def _run(args: tuple) -> tuple[str, int, float, float | None]:
     path, subs, run_time, workers = args
     return (path.name, *execute(path, subs, run_time=run_time, workers=workers))
@@ -226,14 +233,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="also write each notebook's measured compute time into its header "
                     "(the figure alone with --workers 1, two at once with --workers 2; measure "
                     "on an otherwise idle machine)")
+    ap.add_argument("--longest-first", action="store_true",
+                    help="only print the notebooks' paths, the longest first by the compute "
+                    "time of their headers (the order `make notebooks` runs them in)")
     args = ap.parse_args(argv)
+    if args.longest_first:
+        print("\n".join(map(str, longest_first(args.notebooks))))
+        return 0
     os.environ.update(ENV)
     paths = [Path(p).resolve() for p in args.notebooks] or sorted(
         (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     subs = sanitizers()
     total = time.perf_counter()
     if args.workers > 1:  # the longest first, as make notebooks orders nbval
-        paths = sorted(paths, key=_alone, reverse=True)
+        paths = longest_first(paths)
     jobs = [(p, subs, args.write_run_times, args.workers) for p in paths]
     if args.workers == 1:
         results = map(_run, jobs)

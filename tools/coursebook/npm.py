@@ -16,7 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BookError", "NpmPackage", "MATHJAX", "REVEAL", "fetch", "copy_parts"]
+__all__ = ["BookError", "NpmPackage", "MATHJAX", "REVEAL", "CACHE", "cache_dir", "fetch",
+           "copy_parts"]
 
 
 class BookError(Exception):
@@ -50,10 +51,14 @@ REVEAL = NpmPackage("reveal.js", "5.2.1", "", (
 """reveal.js's UMD bundle, its styles and the white theme, and the speaker-notes plugin."""
 
 
-def cache_dir(pkg: NpmPackage) -> Path:
-    """Where `pkg` is kept between builds."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hyperskill_lite" / f"{pkg.name}-{pkg.version}"
+CACHE = Path(__file__).resolve().parents[2] / "build" / "cache"
+"""Where the packages are kept between builds: the repository's build/cache/ (`make clean`
+removes it), never the user's home; npm's own download cache goes into its ``npm/``."""
+
+
+def cache_dir(pkg: NpmPackage, base: Path = CACHE) -> Path:
+    """Where `pkg` is kept between builds: ``base/NAME-VERSION``."""
+    return base / f"{pkg.name}-{pkg.version}"
 
 
 def fetch(pkg: NpmPackage, cache: Path | None = None) -> Path:
@@ -70,7 +75,8 @@ def fetch(pkg: NpmPackage, cache: Path | None = None) -> Path:
     cache.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache.parent) as tmp:
         r = subprocess.run([npm, "pack", pkg.spec, "--silent", "--pack-destination", tmp],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True,  # npm's cache and logs beside ours
+                           env={**os.environ, "npm_config_cache": str(cache.parent / "npm")})
         tgz = next(Path(tmp).glob("*.tgz"), None)
         if r.returncode != 0 or tgz is None:
             detail = (r.stderr.strip().splitlines() or ["no output"])[-1]
