@@ -266,6 +266,8 @@ def _merge_rows(rng: np.random.Generator) -> list[Case]:
         sigma = np.array([rng.integers(0, v + 1) for v in nu])
         tbar = np.where(nu > 0, np.round(rng.uniform(2, 10, n_s), 1), 0.0)
         out.append(([B, sigma, nu, tbar, i, j], {}))
+    return out
+
 
 # --- notebooks 06-11 ------------------------------------------------------------------
 
