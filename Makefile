@@ -49,12 +49,13 @@ lint: setup
 
 # The unit tests and doctests run $(TEST_WORKERS) at a time (pytest-xdist; tests/conftest.py
 # keeps each module's tests on one worker, so a module's fixtures are built once, and sends
-# the longest first). Without pytest-xdist they run one after the other.
+# the longest first). Without pytest-xdist they run one after the other. Each run ends with
+# its slowest ten tests (--durations=10): where to look first when the loop grows.
 TEST_WORKERS ?= 2
 XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n $(TEST_WORKERS) --dist loadscope" \
   || echo "-p no:xdist")
 unit: setup
-	$(PY) -m pytest $(XDIST) tests --doctest-modules hyperskill_lite
+	$(PY) -m pytest $(XDIST) tests --doctest-modules hyperskill_lite --durations=10
 
 # nbval runs copies of the notebooks, in $(NBVAL_DIR)/notebooks beside a copy of figures/:
 # the figures they write go there and the committed ones stay as they are (a figure drawn
@@ -75,7 +76,7 @@ notebooks: setup
 	@rc=0; par=""; \
 	if $(PY) -c "import xdist" 2>/dev/null; then par="-n $(NB_WORKERS) --dist loadscope"; \
 	else echo "pytest-xdist is not installed: the notebooks run one after the other"; fi; \
-	HYPERSKILL_GRADE_NOTEBOOKS=1 $(PY) -m pytest -p no:cacheprovider $$par --nbval \
+	HYPERSKILL_GRADE_NOTEBOOKS=1 $(PY) -m pytest -p no:cacheprovider $$par --durations=10 --nbval \
 	  --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	  tests/test_course_grade.py $$($(PY) tools/execute_notebooks.py --longest-first \
 	  $(NBVAL_DIR)/notebooks/*.ipynb 2>/dev/null) || rc=$$?; \
