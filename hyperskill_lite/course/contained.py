@@ -284,9 +284,10 @@ def isolation_problem(isolation: str) -> str | None:
 
 @dataclass
 class FunctionRun:
-    """The outcome of one contained run of a function: one entry per case (``{"ok":
-    encoded output}`` or ``{"error": "Name: message"}``), or `problem` (a line saying why
-    none ran: a syntax error, the time limit, the memory limit), and the isolation used."""
+    """The outcome of one contained run of a function: one entry per case
+    (``{"ok": encoded output}`` or ``{"error": "Name: message"}``), or `problem` (a line
+    saying why none ran: a syntax error, the time limit, the memory limit), and the
+    isolation used."""
 
     results: list[dict[str, Any]] = field(default_factory=list)
     problem: str = ""
@@ -370,10 +371,10 @@ class AnswerJob:
 @dataclass
 class AnswerRun:
     """What the contained run of a submission's answer cells gave, per exercise:
-    `results` (``{"value": ..., "has": bool}``, ``{"outputs": [...]}``, ``{"cell_error":
-    line}``, ``{"missing": True}`` or ``{"timeout": True}``; an exercise whose process
-    died has ``{"died": line}``), `events` (what the audit hook refused or saw), the
-    number of processes started and the isolation."""
+    `results` (``{"value": ..., "has": bool}``, ``{"outputs": [...]}``,
+    ``{"cell_error": line}``, ``{"missing": True}`` or ``{"timeout": True}``; an exercise
+    whose process died has ``{"died": line}``), `events` (what the audit hook refused or
+    saw), the number of processes started and the isolation."""
 
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: dict[str, list[str]] = field(default_factory=dict)

@@ -27,9 +27,11 @@ role    cell id             nbgrader                       tags
 ======  ==================  =============================  ========================
 answer  ``ex-05-5-answer``  solution cell graded by hand   ``exercise-written``,
                             (``points`` from the catalog;  ``solution``
-                            the instructor's model answer,
-                            replaced by a stub in copies)
-rubric  ``ex-05-5-rubric``  none (instructor edition only) ``rubric``
+                            the instructor's model
+                            answer, replaced by a stub
+                            in copies)
+rubric  ``ex-05-5-rubric``  none (in the instructor's      ``rubric``
+                            edition only)
 ======  ==================  =============================  ========================
 
 A notebook is read as plain JSON (nbformat 4), so these helpers need no Jupyter package.

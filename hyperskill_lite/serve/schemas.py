@@ -21,6 +21,8 @@ __all__ = ["RecallResult", "LearnResult", "ForgetResult", "MaintainResult", "Exp
 
 
 class _Strict(BaseModel):
+    """A result model that refuses fields it does not name."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -28,6 +30,8 @@ Notes = Field(description="What was skipped or went wrong, one line each.")
 
 
 class SkillHit(_Strict):
+    """A skill ``recall`` returns: its id, name, polarity, kappa (Eq. 8) and cosine."""
+
     id: str = Field(description="The skill node's id (pass it in used_ids, or to skill / "
                     "forget).")
     name: str
@@ -38,6 +42,8 @@ class SkillHit(_Strict):
 
 
 class TrajectoryHit(_Strict):
+    """A trajectory ``recall`` kept: its id, cosine (Eq. 5) and outcome."""
+
     id: str = Field(description="The trajectory (hyperedge) id.")
     score: float = Field(description="Cosine of the trajectory to the task (Eq. 5); kept "
                          "when at least the relevance floor.")
@@ -45,12 +51,17 @@ class TrajectoryHit(_Strict):
 
 
 class Relevance(_Strict):
+    """The relevance floor a recall applied and the closest trajectory's score."""
+
     best: float | None = Field(description="The closest trajectory's score (None: the "
                                "memory holds none).")
     floor: float = Field(description="The relevance floor this recall applied.")
 
 
 class RecallResult(_Strict):
+    """What ``recall`` returns: the framed context, the skills and trajectories behind it,
+    and the handle to pass to ``learn``."""
+
     context: str = Field(description="Past lessons, relevant skills and mistakes to avoid, "
                          "framed as stored data: put it in front of your work as advice. "
                          "Empty when nothing relevant is stored.")
@@ -69,6 +80,8 @@ class RecallResult(_Strict):
 
 
 class LearnedSkill(_Strict):
+    """A skill one ``learn`` stored: a new node, or one joined by deduplication."""
+
     id: str
     name: str
     polarity: str
@@ -79,6 +92,9 @@ class LearnedSkill(_Strict):
 
 
 class LearnResult(_Strict):
+    """What ``learn`` returns: the new trajectory, its plan and skills, the credit given,
+    and the maintenance cycle it ran, if any."""
+
     edge: str = Field(description="The new trajectory's id.")
     plan: list[str]
     plan_from: str = Field(description="agent, recall, decomposition or none.")
@@ -93,6 +109,8 @@ class LearnResult(_Strict):
 
 
 class ForgetResult(_Strict):
+    """What ``forget`` returns: every id removed and the ids that were not there."""
+
     removed: list[str] = Field(description="Every id removed: the ids given, a "
                                "trajectory's subtask steps and the skills only it held.")
     missing: list[str] = Field(description="Ids that were not in the memory.")
@@ -102,6 +120,9 @@ class ForgetResult(_Strict):
 
 
 class MaintainResult(_Strict):
+    """What ``maintain`` returns: whether a cycle ran, what it pruned and merged, the
+    sizes before and after."""
+
     ran: bool
     why: str | None = None
     reason: str | None = None
@@ -115,6 +136,8 @@ class MaintainResult(_Strict):
 
 
 class ExplainResult(_Strict):
+    """What ``explain`` returns: why a recall chose what it chose."""
+
     explanation: str
     used_ids: list[str]
     edge_scores: dict[str, float]
@@ -148,6 +171,9 @@ class ElementResult(_Strict):
 
 
 class StatsResult(_Strict):
+    """What ``stats`` returns: the memory's sizes, its folder, journal and maintenance
+    counters."""
+
     sizes: dict[str, int]
     t_range: list[float] | None
     folder: str

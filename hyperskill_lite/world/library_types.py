@@ -105,6 +105,9 @@ class Template:
 
 @dataclass(frozen=True)
 class Domain:
+    """A domain of questions (literature, film, finance, ...): its years, the vocabulary its
+    templates fill in, and the templates."""
+
     id: str
     label: str
     years: tuple[int, int]
@@ -114,6 +117,9 @@ class Domain:
 
 @dataclass(frozen=True)
 class Profile:
+    """A benchmark profile (gaia, webwalker, xbench): how many tasks, and how they are drawn
+    over difficulties, domains and categories."""
+
     id: str
     n_tasks: int
     description: str
