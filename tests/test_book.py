@@ -324,8 +324,10 @@ def test_links_to_notebook_headings_point_at_the_site_anchors():
 def test_without_npm_or_notebooks_the_build_says_what_to_do_in_one_line(tmp_path):
     env = {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
     (tmp_path / "bin").mkdir()
+    # an empty cache of its own: build/cache/ from an earlier `make book` would hold MathJax
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py"), "--out",
-                        str(tmp_path / "book"), "--edition", "instructor"],
+                        str(tmp_path / "book"), "--edition", "instructor",
+                        "--cache", str(tmp_path / "cache")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1 and r.stdout == ""
     have_sphinx = all(importlib.util.find_spec(m) for m in ("sphinx", "myst_nb",
@@ -333,7 +335,8 @@ def test_without_npm_or_notebooks_the_build_says_what_to_do_in_one_line(tmp_path
     expected = "npm was not found" if have_sphinx else "make book needs sphinx"
     assert r.stderr.count("\n") == 1 and expected in r.stderr, r.stderr
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py"), "--out",
-                        str(tmp_path / "book"), "--notebooks", str(tmp_path)],
+                        str(tmp_path / "book"), "--notebooks", str(tmp_path),
+                        "--cache", str(tmp_path / "cache")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "no notebooks NN_*.ipynb" in r.stderr
 
